@@ -1,0 +1,1 @@
+"""Simulators of the transport-stream analyzer and the FM monitor (see README.md)."""

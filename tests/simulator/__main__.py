@@ -1,0 +1,73 @@
+"""python -m tests.simulator --ts N --fm M --inventory PATH [options]"""
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+
+from .fleet import Fleet, loopback_addresses, port_is_bindable
+
+FALLBACK_PORT = 8080
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="python -m tests.simulator", description=__doc__)
+    parser.add_argument("--ts", type=int, default=0, help="number of transport-stream analyzers")
+    parser.add_argument("--fm", type=int, default=0, help="number of FM monitors")
+    parser.add_argument("--inventory", required=True, help="where to write the Ansible YAML inventory")
+    parser.add_argument("--address", default="127.0.10.1", help="first loopback address (default %(default)s)")
+    parser.add_argument("--port", type=int, default=80, help="port on every address (default %(default)s)")
+    parser.add_argument("--time-scale", type=float, default=1.0, help="multiplies every device delay")
+    parser.add_argument("--state-dir", help="persist each device's state as JSON here")
+    parser.add_argument("--faults", help="fault rules: TARGET:KIND[,key=value...] separated by ';'")
+    parser.add_argument("--seed", type=int, default=0, help="seed for simulated measurements and faults")
+    args = parser.parse_args(argv)
+    if args.ts < 0 or args.fm < 0 or args.ts + args.fm == 0:
+        parser.error("--ts and --fm must be >= 0 and start at least one device")
+    if args.time_scale <= 0:
+        parser.error("--time-scale must be > 0")
+    try:
+        loopback_addresses(args.address, args.ts + args.fm)
+    except ValueError as err:
+        parser.error(str(err))
+    return args
+
+
+async def serve(args):
+    port = args.port
+    if not port_is_bindable(args.address, port):
+        print(
+            "simulator: cannot bind port %d on %s (needs root or is taken); using port %d instead"
+            % (port, args.address, FALLBACK_PORT),
+            file=sys.stderr,
+        )
+        port = FALLBACK_PORT
+    fleet = Fleet(
+        ts=args.ts, fm=args.fm, address=args.address, port=port, time_scale=args.time_scale,
+        state_dir=args.state_dir, faults=args.faults, seed=args.seed,
+    )
+    await fleet.start()
+    fleet.write_inventory(args.inventory)
+    print("ready: %d devices" % len(fleet.devices), flush=True)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stopping.set)
+    await stopping.wait()
+    await fleet.stop()
+
+
+def main(argv=None):
+    logging.basicConfig(level=logging.WARNING, format="simulator: %(message)s")
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        asyncio.run(serve(args))
+    except ValueError as err:  # a bad --faults spec
+        print("simulator: %s" % err, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

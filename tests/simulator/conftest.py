@@ -1,0 +1,80 @@
+"""Fixtures for the simulator's own tests: a small fleet and a plain HTTP helper."""
+
+import pytest
+import requests
+
+from .fleet import running_fleet
+
+
+class Api:
+    """Plain requests against one simulated device, for asserting status codes and bodies."""
+
+    def __init__(self, device):
+        self.device = device
+        self.session = requests.Session()
+        self.token = None
+
+    @property
+    def base(self):
+        return self.device.base_url
+
+    def login(self, role="admin", password=None):
+        path = "/api" + self.device.login_path
+        body = {"role": role, "password": role if password is None else password}
+        if self.device.kind == "fm_monitor":
+            body["keep_logged_in"] = True
+        response = self.session.post(self.base + path, json=body, timeout=10)
+        if response.status_code == 200:
+            self.token = response.json()["token"]
+        return response
+
+    def request(self, method, path, token=True, **kwargs):
+        headers = kwargs.pop("headers", {})
+        if token is True and self.token:
+            headers["Authorization"] = "Bearer " + self.token
+        elif isinstance(token, str):
+            headers["Authorization"] = "Bearer " + token
+        kwargs.setdefault("timeout", 10)
+        return self.session.request(method, self.base + "/api" + path, headers=headers, **kwargs)
+
+    def get(self, path, **kwargs):
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path, body=None, **kwargs):
+        if body is not None:
+            kwargs["json"] = body
+        return self.request("POST", path, **kwargs)
+
+    def delete(self, path, **kwargs):
+        return self.request("DELETE", path, **kwargs)
+
+    def sim(self, method, path, **kwargs):
+        kwargs.setdefault("timeout", 10)
+        return self.session.request(method, self.base + "/_sim" + path, **kwargs)
+
+    def reset(self):
+        """Factory state, empty request log, no faults: each test starts from a new unit."""
+        assert self.sim("POST", "/reset").status_code == 200
+        self.token = None
+
+
+@pytest.fixture(scope="module")
+def fleet():
+    with running_fleet(ts=2, fm=2, time_scale=0.01) as runner:
+        yield runner
+
+
+@pytest.fixture
+def ts(fleet):
+    api = Api(fleet.fleet.of_kind("ts_analyzer")[0])
+    api.reset()
+    api.login()
+    return api
+
+
+@pytest.fixture
+def fm(fleet):
+    api = Api(fleet.fleet.of_kind("fm_monitor")[0])
+    api.reset()
+    api.login()
+    return api

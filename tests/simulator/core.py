@@ -1,0 +1,486 @@
+"""What both simulated devices share: HTTP plumbing, auth, faults, request log, reboot, persistence.
+
+A device model subclasses :class:`Device`, declares its factory state and its routes with
+:func:`endpoint`, and keeps its handlers beside the model (see ``ts.py`` and ``fm.py``).
+Handlers receive a :class:`Call` and return a JSON-serialisable value or an aiohttp
+response; they raise :class:`ApiError` for any refusal, which becomes the documented error
+body ``{"code", "message"}``.
+"""
+
+import asyncio
+import copy
+import ipaddress
+import json
+import logging
+import os
+import secrets
+import time
+
+from aiohttp import web
+
+from . import swu
+from .faults import FaultSet
+
+LOG = logging.getLogger("simulator")
+
+# Seconds a device is away while rebooting, before --time-scale (both documents: ~60 s).
+REBOOT_GAP = 60.0
+# Kinds of request, for the counters that tests and benchmarks read.
+KINDS = ("login", "read", "write", "action", "control")
+
+
+class ApiError(Exception):
+    """A refusal the device answers with its documented error body."""
+
+    def __init__(self, status, message, code=None):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = status if code is None else code
+
+
+def endpoint(method, path, kind="read", role="user"):
+    """Declare a device route.
+
+    ``kind`` is what the request counts as (login, read, write, action); ``role`` is the
+    least role that may call it: ``None`` (no token), ``"user"`` or ``"admin"``.
+    """
+
+    def mark(func):
+        func.endpoint = (method, path, kind, role)
+        return func
+
+    return mark
+
+
+class Call:
+    """One request as a handler sees it: path parameters, query, JSON body, caller's role."""
+
+    def __init__(self, request, body, role):
+        self.request = request
+        self.params = request.match_info
+        self.query = request.query
+        self.body = body
+        self.role = role
+
+    def int_param(self, name):
+        try:
+            value = int(self.params[name])
+        except ValueError:
+            raise ApiError(400, "%s must be an integer" % name) from None
+        if value < 0:
+            raise ApiError(400, "%s must be >= 0" % name)
+        return value
+
+    def json_body(self):
+        """The body as a JSON object, or a 400 naming what is wrong with it."""
+        if not isinstance(self.body, dict):
+            raise ApiError(400, "request body must be a JSON object")
+        return self.body
+
+
+def is_loopback(address):
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+class Device:
+    """One simulated device: its own aiohttp site on its own loopback address."""
+
+    kind = None          # "ts_analyzer" or "fm_monitor"
+    login_path = None    # path of the login endpoint, under /api
+    role_denied_status = 401  # status for a valid token whose role may not call the route
+    bad_credentials_status = 401  # status for a failed login
+    FACTORY_FIRMWARE = "1.0.0"
+
+    def __init__(self, name, address, port, time_scale=1.0, state_dir=None, seed=0):
+        self.name = name
+        self.home_address = address  # stands in for the document's factory address
+        self.address = address
+        self.port = port
+        self.time_scale = time_scale
+        self.state_dir = state_dir
+        self.seed = seed
+        self.faults = FaultSet(seed)
+        self.requests = []
+        self.down = False
+        self.booted_at = time.time()
+        self._runner = None
+        self._site = None
+        self._tasks = set()
+        self.state = self._load_state() or self._fresh_state()
+
+    # -- state ------------------------------------------------------------------------
+    def factory_state(self):
+        """The configuration a new (or factory-reset) unit has; models override."""
+        raise NotImplementedError
+
+    def _fresh_state(self):
+        state = self.factory_state()
+        state.setdefault("passwords", {"admin": "admin", "user": "user"})
+        state.setdefault("tokens", {})
+        state.setdefault("pending", {})
+        state.setdefault("reboot_needed", False)
+        state.setdefault("network", self.factory_network())
+        state.setdefault("firmware_version", self.FACTORY_FIRMWARE)
+        state.setdefault("log", [])
+        return state
+
+    def factory_network(self):
+        """Factory network settings. The simulator stands its home loopback address in for
+        the factory address of the documents, which must never be contacted."""
+        return {
+            "dhcp": False,
+            "address": self.home_address,
+            "netmask": "255.0.0.0",
+            "gateway": "127.0.0.254" if self.home_address.startswith("127.0.0.") else "127.0.0.1",
+            "dns": [],
+        }
+
+    def _state_path(self):
+        if not self.state_dir:
+            return None
+        return os.path.join(self.state_dir, "%s.json" % self.name)
+
+    def _load_state(self):
+        path = self._state_path()
+        if not path or not os.path.exists(path):
+            return None
+        with open(path, encoding="utf-8") as handle:
+            saved = json.load(handle)
+        self.address = saved.get("active_address", self.address)
+        return saved["state"]
+
+    def save(self):
+        """Persist what a device keeps across power cycles (configuration, logs, passwords)."""
+        path = self._state_path()
+        if not path:
+            return
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump({"active_address": self.address, "state": self.state}, handle)
+        os.replace(tmp, path)
+
+    # -- scaled time --------------------------------------------------------------------
+    def delay(self, seconds):
+        """A device delay from the documents, scaled by --time-scale."""
+        return seconds * self.time_scale
+
+    def uptime(self):
+        return int(time.time() - self.booted_at)
+
+    def advance(self):
+        """Bring the simulated world up to now before a request is handled (counters,
+        schedules, scans). Models override; it must be cheap and deterministic per seed."""
+
+    # -- auth -------------------------------------------------------------------------
+    def login(self, body):
+        """Check credentials and issue a token; returns (role, token) or raises ApiError."""
+        if not isinstance(body, dict):
+            raise ApiError(400, "request body must be a JSON object")
+        role, password = body.get("role"), body.get("password")
+        if role not in ("admin", "user") or not isinstance(password, str):
+            raise ApiError(self.bad_credentials_status, "role must be admin or user and password a string")
+        if not secrets.compare_digest(self.state["passwords"][role], password):
+            raise ApiError(self.bad_credentials_status, "Wrong credentials")
+        token = secrets.token_urlsafe(24)
+        self.state["tokens"][token] = role
+        self.save()
+        return role, token
+
+    def role_of(self, request):
+        header = request.headers.get("Authorization", "")
+        if not header.startswith("Bearer "):
+            return None
+        return self.state["tokens"].get(header[len("Bearer "):].strip())
+
+    def issued_secrets(self):
+        """Every password and token this device knows, for tests that scan logs for leaks."""
+        return list(self.state["passwords"].values()) + list(self.state["tokens"])
+
+    # -- HTTP -------------------------------------------------------------------------
+    @property
+    def base_url(self):
+        return "http://%s:%d" % (self.address, self.port)
+
+    def _routes(self):
+        for attr in dir(type(self)):
+            func = getattr(type(self), attr)
+            spec = getattr(func, "endpoint", None)
+            if spec:
+                yield spec, getattr(self, attr)
+
+    def build_app(self):
+        app = web.Application(middlewares=[self._middleware], client_max_size=256 * 1024 * 1024)
+        for (method, path, kind, role), handler in self._routes():
+            app.router.add_route(method, "/api" + path, self._wrap(handler, kind, role))
+        app.router.add_get("/_sim/requests", self._sim_requests)
+        app.router.add_delete("/_sim/requests", self._sim_clear_requests)
+        app.router.add_get("/_sim/faults", self._sim_get_faults)
+        app.router.add_post("/_sim/faults", self._sim_set_faults)
+        app.router.add_post("/_sim/reset", self._sim_reset)
+        app.router.add_get("/_sim/info", self._sim_info)
+        return app
+
+    def _record(self, request, kind, status):
+        # Path only: query strings may carry one-time download tokens.
+        self.requests.append(
+            {"time": time.time(), "method": request.method, "path": request.path, "kind": kind, "status": status}
+        )
+
+    @web.middleware
+    async def _middleware(self, request, handler):
+        if request.path.startswith("/_sim/"):
+            return await handler(request)
+        if self.down:
+            # A rebooting unit answers nothing, even on a connection opened before.
+            _drop(request)
+        rule = self.faults.match(request.method, request.path)
+        if rule is not None:
+            latency = rule.latency()
+            if latency:
+                await asyncio.sleep(latency)
+            if rule.kind == "drop":
+                self._record(request, "fault", 0)
+                _drop(request)
+            if rule.kind in ("unavailable", "error"):
+                status = 503 if rule.kind == "unavailable" else 500
+                self._record(request, "fault", status)
+                message = "Device busy, retry later" if status == 503 else "Internal error"
+                return _json({"code": status, "message": message}, status)
+        response = await handler(request)
+        if rule is not None and rule.kind == "drop_response":
+            # The device acted; the answer is lost on the way back.
+            _drop(request)
+        return response
+
+    def _wrap(self, handler, kind, role):
+        async def serve(request):
+            body = None
+            if request.can_read_body and request.content_type == "application/json":
+                try:
+                    body = await request.json()
+                except ValueError:
+                    self._record(request, kind, 400)
+                    return _json({"code": 400, "message": "request body is not valid JSON"}, 400)
+            caller = None
+            if role is not None:
+                caller = self.role_of(request)
+                if caller is None:
+                    self._record(request, kind, 401)
+                    return _json({"code": 401, "message": "Missing or invalid token"}, 401)
+                if role == "admin" and caller != "admin":
+                    status = self.role_denied_status
+                    self._record(request, kind, status)
+                    return _json({"code": status, "message": "This operation needs the admin role"}, status)
+            try:
+                self.advance()
+                result = await handler(Call(request, body, caller))
+            except ApiError as err:
+                self._record(request, kind, err.status)
+                return _json({"code": err.code, "message": err.message}, err.status)
+            if isinstance(result, web.StreamResponse):
+                self._record(request, kind, result.status)
+                return result
+            self._record(request, kind, 200)
+            return _json({} if result is None else result, 200)
+
+        return serve
+
+    # -- control path (outside /api) ----------------------------------------------------
+    def counters(self):
+        counts = {k: 0 for k in KINDS}
+        counts["fault"] = 0
+        for entry in self.requests:
+            counts[entry["kind"]] = counts.get(entry["kind"], 0) + 1
+        counts["total"] = len(self.requests)
+        return counts
+
+    async def _sim_requests(self, request):
+        return _json({"requests": self.requests, "counters": self.counters()})
+
+    async def _sim_clear_requests(self, request):
+        self.requests = []
+        return _json({})
+
+    async def _sim_get_faults(self, request):
+        return _json({"faults": self.faults.describe()})
+
+    async def _sim_set_faults(self, request):
+        try:
+            self.faults.replace(await request.json())
+        except (ValueError, TypeError) as err:
+            return _json({"code": 400, "message": str(err)}, 400)
+        return _json({"faults": self.faults.describe()})
+
+    async def _sim_reset(self, request):
+        """Back to factory state at once (no reboot gap), logs and faults cleared."""
+        self.state = self._fresh_state()
+        self.requests = []
+        self.faults.replace([])
+        self.save()
+        return _json({})
+
+    async def _sim_info(self, request):
+        return _json(self.info())
+
+    def info(self):
+        return {"name": self.name, "kind": self.kind, "address": self.address, "port": self.port, "down": self.down}
+
+    # -- lifecycle --------------------------------------------------------------------
+    async def start(self):
+        self._runner = web.AppRunner(self.build_app(), access_log=None, handle_signals=False)
+        await self._runner.setup()
+        await self._listen()
+
+    async def _listen(self):
+        self._site = web.TCPSite(self._runner, self.address, self.port, reuse_address=True)
+        await self._site.start()
+        if self.port == 0:
+            self.port = self._site._server.sockets[0].getsockname()[1]
+
+    async def stop(self):
+        for task in list(self._tasks):
+            task.cancel()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def spawn(self, coro):
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def schedule_reboot(self, factory_reset=False, after=None):
+        """Reboot shortly after the current answer has gone out."""
+        self.spawn(self._reboot(factory_reset, after))
+
+    def apply_pending(self):
+        """Make the changes that wait for a reboot take effect; models extend."""
+        pending = self.state.get("pending", {})
+        if "firmware_version" in pending:
+            self.state["firmware_version"] = pending["firmware_version"]
+        self.state["pending"] = {}
+        self.state["reboot_needed"] = False
+        return pending
+
+    def next_address(self):
+        """The address the device answers at after this reboot."""
+        network = self.state["network"]
+        if network.get("dhcp"):
+            return self.home_address
+        wanted = network.get("address", self.address)
+        if is_loopback(wanted):
+            return wanted
+        LOG.warning("%s: configured address %s is not loopback; staying on %s", self.name, wanted, self.address)
+        return self.address
+
+    async def _reboot(self, factory_reset, after):
+        await asyncio.sleep(0.05 if after is None else after)
+        self.down = True
+        await self._site.stop()
+        if factory_reset:
+            self.state = self._fresh_state()
+        else:
+            self.apply_pending()
+        self.save()
+        gap = self.faults.reboot_gap()
+        await asyncio.sleep(self.delay(REBOOT_GAP) if gap is None else gap)
+        if self.faults.never_returns():
+            LOG.warning("%s: fault 'never_return': staying down", self.name)
+            return
+        self.address = self.next_address()
+        self.booted_at = time.time()
+        self.on_boot()
+        self.save()
+        await self._listen()
+        self.down = False
+
+    def on_boot(self):
+        """Hook for models: what a fresh boot resets (busy tuners, running captures...)."""
+
+    # -- system log (same shape on both devices) ----------------------------------------
+    LOG_KEEP = 1000
+
+    def log(self, level, msg, pid="system"):
+        entries = self.state.setdefault("log", [])
+        next_id = entries[-1]["id"] + 1 if entries else 1
+        entries.append({"id": next_id, "ts": _now_iso(), "pid": pid, "level": level, "msg": msg})
+        del entries[:-self.LOG_KEEP]
+
+    # -- endpoints both documents share (same paths on both devices) ---------------------
+    @endpoint("GET", "/system/alive", kind="read", role=None)
+    async def system_alive(self, call):
+        return {"alive": True, "system_uptime": self.uptime(), "streamer_uptime": self.uptime()}
+
+    @endpoint("GET", "/system/log", kind="read")
+    async def system_log(self, call):
+        entries = self.state.get("log", [])
+        try:
+            from_id = int(call.query["from_id"]) if "from_id" in call.query else None
+            till_id = int(call.query["till_id"]) if "till_id" in call.query else None
+            limit = int(call.query.get("limit", 100))
+        except ValueError:
+            raise ApiError(400, "from_id, till_id and limit must be integers") from None
+        if limit < 0:
+            raise ApiError(400, "limit must be >= 0")
+        if from_id is not None:
+            entries = [e for e in entries if e["id"] >= from_id]
+        if till_id is not None:
+            entries = [e for e in entries if e["id"] < till_id]
+        return entries[-limit:] if limit else []
+
+    @endpoint("POST", "/system/reboot", kind="action", role="admin")
+    async def system_reboot(self, call):
+        self.log("info", "reboot requested")
+        self.schedule_reboot()
+        return {}
+
+    @endpoint("POST", "/system/factory_reset", kind="action", role="admin")
+    async def system_factory_reset(self, call):
+        self.schedule_reboot(factory_reset=True)
+        return {}
+
+    @endpoint("POST", "/system/upgrade", kind="action", role="admin")
+    async def system_upgrade(self, call):
+        if not call.request.content_type.startswith("multipart/"):
+            raise ApiError(400, "upload the bundle as multipart/form-data, field file")
+        reader = await call.request.multipart()
+        blob = None
+        async for part in reader:
+            if part.name == "file":
+                blob = await part.read(decode=False)
+        if blob is None:
+            raise ApiError(400, "multipart field file is missing")
+        try:
+            version = swu.verify(bytes(blob))
+        except swu.BundleError as err:
+            self.log("error", "firmware refused: %s" % err, pid="swupdate")
+            raise ApiError(400, "Firmware package rejected: %s" % err) from None
+        self.log("info", "firmware %s installed, rebooting" % version, pid="swupdate")
+        self.state["pending"]["firmware_version"] = version
+        self.state["reboot_needed"] = True
+        self.save()
+        self.schedule_reboot()
+        return {"version": version}
+
+
+def _json(data, status=200):
+    return web.json_response(data, status=status, dumps=json.dumps)
+
+
+def _drop(request):
+    """Close the connection without an answer, as a device that vanished does."""
+    if request.transport is not None:
+        request.transport.abort()
+    raise ConnectionResetError("dropped by the simulator")
+
+
+def deep(value):
+    return copy.deepcopy(value)
+
+
+def _now_iso():
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
