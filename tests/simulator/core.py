@@ -316,12 +316,19 @@ class Device:
         return _json({"faults": self.faults.describe()})
 
     async def _sim_reset(self, request):
-        """Back to factory state at once (no reboot gap), logs and faults cleared."""
+        self.reset()
+        return _json({})
+
+    def reset(self):
+        """Back to factory state at once (no reboot gap), request log and faults cleared."""
         self.state = self._fresh_state()
         self.requests = []
         self.faults.replace([])
         self.save()
-        return _json({})
+
+    def writes(self):
+        """Requests that changed or could have changed something (write and action kinds)."""
+        return [r for r in self.requests if r["kind"] in ("write", "action")]
 
     async def _sim_info(self, request):
         return _json(self.info())

@@ -1,0 +1,73 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+
+class ModuleDocFragment:
+    """Connection options shared by every module of the collection."""
+
+    DOCUMENTATION = r"""
+options:
+  host:
+    description:
+      - Management address or hostname of the device.
+      - Falls back to the environment variable E(BROADCAST_MONITORING_HOST).
+    type: str
+    required: true
+  port:
+    description:
+      - TCP port of the device's HTTP interface. Defaults to the protocol's port (80 or 443).
+      - Falls back to E(BROADCAST_MONITORING_PORT).
+    type: int
+  protocol:
+    description:
+      - V(http) or V(https). Falls back to E(BROADCAST_MONITORING_PROTOCOL).
+    type: str
+    choices: [http, https]
+    default: http
+  validate_certs:
+    description:
+      - With O(protocol=https), whether the device's certificate is verified.
+      - Falls back to E(BROADCAST_MONITORING_VALIDATE_CERTS).
+    type: bool
+    default: true
+  ca_path:
+    description:
+      - CA bundle to verify the device's certificate with, instead of the system's.
+      - Falls back to E(BROADCAST_MONITORING_CA_PATH).
+    type: path
+  timeout:
+    description:
+      - Seconds to wait for the device to connect and to answer one request.
+      - Falls back to E(BROADCAST_MONITORING_TIMEOUT).
+    type: int
+    default: 10
+  role:
+    description:
+      - Role to log in as. V(user) can only read.
+      - Falls back to E(BROADCAST_MONITORING_ROLE).
+    type: str
+    choices: [admin, user]
+    default: admin
+  password:
+    description:
+      - Password of O(role). Used to log in when no O(token) is given, and once more if the
+        device rejects the token.
+      - Falls back to E(BROADCAST_MONITORING_PASSWORD).
+      - One of O(password) and O(token) is required.
+    type: str
+  token:
+    description:
+      - Bearer token issued by the device's login, used instead of logging in again.
+      - Falls back to E(BROADCAST_MONITORING_TOKEN).
+    type: str
+notes:
+  - A module logs in at most once per invocation. A request the device answers with HTTP 503
+    (busy) is retried with growing pauses for up to 30 seconds; a read that meets a
+    connection error is retried twice; a write is never sent twice.
+  - Passwords and tokens are never part of a message, a diff or a return value.
+requirements:
+  - requests
+"""

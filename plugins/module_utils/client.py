@@ -1,0 +1,230 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The one HTTP client every module talks to a device through.
+
+Transport and authentication live here and nowhere else: base URL, TLS, login on the
+device's own path, bearer token, bounded retries, and turning every failure into one
+``DeviceError`` whose message never carries a password or token.
+"""
+
+from __future__ import annotations
+
+import time
+
+try:
+    import requests
+    HAS_REQUESTS = True
+    REQUESTS_IMPORT_ERROR = None
+except ImportError as err:  # reported by the module with missing_required_lib
+    HAS_REQUESTS = False
+    REQUESTS_IMPORT_ERROR = err
+
+# What a failure is, so a module can say what to fix (one message per class).
+UNREACHABLE = "unreachable"
+CREDENTIALS = "credentials"
+PERMISSION = "permission"
+BUSY = "busy"
+NOT_FOUND = "not_found"
+REFUSED = "refused"
+DEVICE = "device"
+
+HINTS = {
+    UNREACHABLE: "check host, port and protocol, and that the device is powered and routed",
+    CREDENTIALS: "check role and password (or token)",
+    PERMISSION: "this operation needs the admin role; set role=admin with its password",
+    BUSY: "the device stayed busy (HTTP 503) for longer than the retry budget; try again later",
+    NOT_FOUND: "the device has no such object; it may have been removed meanwhile",
+    REFUSED: "the device refused a value; correct the parameter it names",
+    DEVICE: "the device reported an internal error",
+}
+
+
+class DeviceError(Exception):
+    """Any failure talking to a device: what happened, HTTP status, device code and message."""
+
+    def __init__(self, kind, message, status=None, code=None, device_message=None):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.status = status
+        self.code = code
+        self.device_message = device_message
+
+    def describe(self):
+        """One line for a user: what failed, the device's words, and what to fix."""
+        text = self.message
+        if self.device_message and self.device_message not in text:
+            text += ": %s" % self.device_message
+        return "%s (%s)" % (text, HINTS[self.kind])
+
+    def details(self):
+        return {"kind": self.kind, "status": self.status, "code": self.code, "device_message": self.device_message}
+
+
+class Client:
+    """Talks JSON over HTTP(S) to one device.
+
+    ``login`` is ``(path, extra_body)`` for the device's login endpoint. Pass ``password``
+    (with ``role``) to log in, or ``token`` to use one issued before; with both, the token is
+    used and the password serves once to log in again if the device rejects the token.
+    """
+
+    #: seconds to keep retrying while the device answers 503 (it did not act)
+    busy_budget = 30.0
+    #: attempts for a read that meets a connection error
+    read_attempts = 3
+    #: first backoff; doubles up to ``max_backoff``
+    backoff = 0.5
+    max_backoff = 4.0
+
+    def __init__(self, host, login, port=None, protocol="http", validate_certs=True, ca_path=None,
+                 timeout=10, role="admin", password=None, token=None, sleep=time.sleep, clock=time.monotonic):
+        netloc = host if port is None else "%s:%d" % (host, port)
+        if ":" in host and not host.startswith("["):
+            netloc = "[%s]" % host if port is None else "[%s]:%d" % (host, port)
+        self.base_url = "%s://%s" % (protocol, netloc)
+        self.login_path, self.login_extra = login
+        self.timeout = timeout
+        self.role = role
+        self._password = password
+        self._token = token
+        self._sleep = sleep
+        self._clock = clock
+        self.session = requests.Session()
+        self.session.verify = (ca_path or True) if validate_certs else False
+        self.session.headers["Accept"] = "application/json"
+        self.counts = {"login": 0, "read": 0, "write": 0}
+
+    # -- authentication ---------------------------------------------------------------------
+    def token(self):
+        """The bearer token, logging in first when none is held (one login per client)."""
+        if self._token is None:
+            self.login()
+        return self._token
+
+    def login(self):
+        if self._password is None:
+            raise DeviceError(CREDENTIALS, "no password to log in with as role %s" % self.role)
+        body = dict(self.login_extra, role=self.role, password=self._password)
+        self.counts["login"] += 1
+        response = self._send("POST", self.login_path, json=body, token=None, idempotent=False)
+        if response.status_code != 200:
+            error = self._error(response, "login as role %s failed" % self.role)
+            if response.status_code in (401, 403, 405):
+                error.kind = CREDENTIALS
+                error.message = "login as role %s was refused" % self.role
+            raise error
+        token = _json(response).get("token") if isinstance(_json(response), dict) else None
+        if not token:
+            raise DeviceError(DEVICE, "login answered without a token", status=200)
+        self._token = token
+        return token
+
+    # -- requests ---------------------------------------------------------------------------
+    def get(self, path, **kwargs):
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path, body=None, **kwargs):
+        return self.request("POST", path, body=body, **kwargs)
+
+    def delete(self, path, **kwargs):
+        return self.request("DELETE", path, **kwargs)
+
+    def request(self, method, path, body=None, params=None, files=None, idempotent=None, raw=False,
+                stream=False, timeout=None):
+        """Send one authenticated request and return its JSON (or the response with raw=True).
+
+        ``idempotent`` says whether a connection error may be retried; it defaults to
+        True for GET only (a write that may have landed is never sent twice blindly).
+        """
+        if idempotent is None:
+            idempotent = method == "GET"
+        self.counts["read" if idempotent else "write"] += 1
+        relogged = False
+        while True:
+            response = self._send(method, path, json=body, params=params, files=files, token=self.token(),
+                                  idempotent=idempotent, stream=stream, timeout=timeout)
+            if response.status_code == 401 and self._password is not None and not relogged:
+                # The token was refused: log in once more (never in a loop), then retry.
+                relogged = True
+                self._token = None
+                continue
+            break
+        if response.status_code == 401:
+            raise self._error(response, "the device refused the %s token for %s %s" % (self.role, method, path),
+                              kind=PERMISSION if relogged else CREDENTIALS)
+        if response.status_code >= 400:
+            raise self._error(response, "%s %s failed" % (method, path))
+        if raw:
+            return response
+        return _json(response)
+
+    def _send(self, method, path, token, idempotent, json=None, params=None, files=None, stream=False, timeout=None):
+        """One logical request: retries 503 for any method within the busy budget, and
+        connection errors for idempotent requests only; returns the final response."""
+        headers = {"Authorization": "Bearer %s" % token} if token else {}
+        url = self.base_url + path
+        deadline = self._clock() + self.busy_budget
+        delay = self.backoff
+        attempt = 0
+        while True:
+            attempt += 1
+            if files is not None:
+                for handle in files.values():
+                    if hasattr(handle[1], "seek"):
+                        handle[1].seek(0)
+            try:
+                response = self.session.request(method, url, json=json, params=params, files=files,
+                                                headers=headers, timeout=timeout or self.timeout, stream=stream)
+            except requests.exceptions.RequestException as err:
+                if idempotent and attempt < self.read_attempts:
+                    self._sleep(delay)
+                    delay = min(delay * 2, self.max_backoff)
+                    continue
+                raise DeviceError(UNREACHABLE, "%s %s: %s" % (method, path, _transport_reason(err, self))) from None
+            if response.status_code == 503 and self._clock() + delay <= deadline:
+                self._sleep(delay)
+                delay = min(delay * 2, self.max_backoff)
+                continue
+            if response.status_code == 503:
+                raise self._error(response, "%s %s: device busy for more than %d s" % (method, path, self.busy_budget),
+                                  kind=BUSY)
+            return response
+
+    def _error(self, response, message, kind=None):
+        body = _json(response)
+        code = device_message = None
+        if isinstance(body, dict):
+            code, device_message = body.get("code"), body.get("message")
+        if kind is None:
+            status = response.status_code
+            kind = {401: CREDENTIALS, 403: PERMISSION, 404: NOT_FOUND, 503: BUSY}.get(status)
+            if kind is None:
+                kind = DEVICE if status >= 500 else REFUSED
+        return DeviceError(kind, "%s (HTTP %d)" % (message, response.status_code), status=response.status_code,
+                           code=code, device_message=device_message)
+
+
+def _json(response):
+    if not response.content:
+        return {}
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def _transport_reason(err, client):
+    """Why a request got no answer, in words that carry no URL (query strings may hold
+    one-time tokens)."""
+    if isinstance(err, requests.exceptions.SSLError):
+        return "TLS verification failed at %s (set ca_path, or validate_certs=false for a self-signed device)" % (
+            client.base_url)
+    if isinstance(err, requests.exceptions.ConnectTimeout):
+        return "no connection to %s within %s s" % (client.base_url, client.timeout)
+    if isinstance(err, requests.exceptions.ReadTimeout):
+        return "%s accepted the connection but did not answer within %s s" % (client.base_url, client.timeout)
+    if isinstance(err, requests.exceptions.ConnectionError):
+        return "cannot connect to %s, or it closed the connection" % client.base_url
+    return "request to %s failed (%s)" % (client.base_url, type(err).__name__)

@@ -1,0 +1,61 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Connection options every module takes, with the environment variables they fall back to
+(so an AWX credential can inject them), and the client built from them."""
+
+from __future__ import annotations
+
+from ansible.module_utils.basic import env_fallback
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import Client
+
+ENV = "BROADCAST_MONITORING_"
+
+
+def _env(name):
+    return (env_fallback, [ENV + name])
+
+
+CONNECTION_SPEC = dict(
+    host=dict(type="str", required=True, fallback=_env("HOST")),
+    port=dict(type="int", fallback=_env("PORT")),
+    protocol=dict(type="str", default="http", choices=["http", "https"], fallback=_env("PROTOCOL")),
+    validate_certs=dict(type="bool", default=True, fallback=_env("VALIDATE_CERTS")),
+    ca_path=dict(type="path", fallback=_env("CA_PATH")),
+    timeout=dict(type="int", default=10, fallback=_env("TIMEOUT")),
+    role=dict(type="str", default="admin", choices=["admin", "user"], fallback=_env("ROLE")),
+    password=dict(type="str", no_log=True, fallback=_env("PASSWORD")),
+    token=dict(type="str", no_log=True, fallback=_env("TOKEN")),
+)
+
+CONNECTION_REQUIRED_ONE_OF = [("password", "token")]
+
+
+def check_connection(params):
+    """Problems with the connection options that the argument spec cannot express."""
+    problems = []
+    if params.get("port") is not None and not 1 <= params["port"] <= 65535:
+        problems.append("port: must be between 1 and 65535, got %d" % params["port"])
+    if params["timeout"] <= 0:
+        problems.append("timeout: must be a positive number of seconds, got %d" % params["timeout"])
+    host = params["host"].strip()
+    if not host or "/" in host or " " in host:
+        problems.append("host: give a bare address or hostname (no scheme or path), got %r" % params["host"])
+    return problems
+
+
+def client_from_params(params, device):
+    """A Client for ``device`` (a device shapes module with LOGIN) from the module's params."""
+    return Client(
+        host=params["host"].strip(),
+        login=device.LOGIN,
+        port=params.get("port"),
+        protocol=params["protocol"],
+        validate_certs=params["validate_certs"],
+        ca_path=params.get("ca_path"),
+        timeout=params["timeout"],
+        role=params["role"],
+        password=params.get("password"),
+        token=params.get("token"),
+    )

@@ -1,0 +1,206 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Compare desired with current state, plan the writes, honour check mode, report a diff.
+
+Every module goes through here. A module describes its objects with a ``Resource``
+(read, normalise, write one object); the engine does the rest the same way for all:
+only the keys the user set are compared, both sides are normalised, check mode sends no
+write at all, and a failure halfway says which writes landed and which did not.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import DeviceError
+
+STATES = ("merged", "replaced", "overridden", "deleted", "gathered")
+
+
+class InputError(Exception):
+    """The desired state is invalid; raised before any write. ``problems`` name parameters."""
+
+    def __init__(self, problems):
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+class PartialFailure(Exception):
+    """A write failed after others had landed."""
+
+    def __init__(self, error, done, pending):
+        super().__init__(error.describe())
+        self.error = error
+        self.done = done
+        self.pending = pending
+
+
+def strip_unset(value):
+    """Drop keys the user did not set (None), recursively: they are not compared."""
+    if isinstance(value, dict):
+        return {k: strip_unset(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [strip_unset(v) for v in value]
+    return value
+
+
+def merge(current, desired, atomic=()):
+    """``current`` updated with ``desired``; dicts merge recursively except under the
+    top-level keys in ``atomic``, whose value replaces the current one whole."""
+    out = copy.deepcopy(current)
+    for key, value in desired.items():
+        if key not in atomic and isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+class Change:
+    """One planned write: ``create``, ``update`` or ``delete`` of the object at ``key``."""
+
+    def __init__(self, action, key, before=None, after=None):
+        self.action = action
+        self.key = key
+        self.before = before
+        self.after = after
+
+    def summary(self):
+        return {"action": self.action, "key": self.key}
+
+
+class Resource:
+    """A list of objects on one device, keyed by ``key``; subclasses talk to the device.
+
+    ``read`` returns ``{key: object}`` in the module's own shape (what the user writes).
+    ``create``/``update``/``delete`` do one object's writes. ``defaults`` is what an object
+    has when the user does not say (used for new objects and by ``replaced``).
+    """
+
+    key = "name"
+    atomic = ()
+
+    def __init__(self, client):
+        self.client = client
+        self.state = "merged"  # set by reconcile before any check
+
+    def check(self, desired):
+        """Problems with the desired objects found without the device; [] when none."""
+        return []
+
+    def check_against(self, desired, current):
+        """Problems that need the device's current state (e.g. a name that must exist)."""
+        return []
+
+    def read(self):
+        raise NotImplementedError
+
+    def defaults(self):
+        return {}
+
+    def normalise(self, obj):
+        return obj
+
+    def create(self, after):
+        raise NotImplementedError
+
+    def update(self, before, after):
+        raise NotImplementedError
+
+    def delete(self, before):
+        raise NotImplementedError
+
+
+def plan(resource, current, desired, state):
+    """The resulting objects and the changes that lead there (nothing is written)."""
+    after = dict(current)
+    changes = []
+    wanted = {obj[resource.key]: obj for obj in desired}
+    if state == "deleted":
+        doomed = list(current) if not desired else [k for k in wanted if k in current]
+        for key in doomed:
+            changes.append(Change("delete", key, before=current[key]))
+            del after[key]
+        return after, changes
+    for key, obj in wanted.items():
+        base = current.get(key) if state == "merged" and key in current else resource.defaults()
+        target = resource.normalise(merge(base, obj, resource.atomic))
+        if key not in current:
+            changes.append(Change("create", key, after=target))
+        elif target != resource.normalise(current[key]):
+            changes.append(Change("update", key, before=current[key], after=target))
+        after[key] = target
+    if state == "overridden":
+        for key in [k for k in current if k not in wanted]:
+            changes.append(Change("delete", key, before=current[key]))
+            del after[key]
+    return after, changes
+
+
+def apply(resource, changes):
+    """Write the planned changes: updates, then creates, then deletes, so nothing is
+    removed before what replaces it is in place."""
+    order = {"update": 0, "create": 1, "delete": 2}
+    todo = sorted(changes, key=lambda c: order[c.action])
+    done = []
+    for index, change in enumerate(todo):
+        try:
+            if change.action == "create":
+                resource.create(change.after)
+            elif change.action == "update":
+                resource.update(change.before, change.after)
+            else:
+                resource.delete(change.before)
+        except DeviceError as err:
+            raise PartialFailure(err, [c.summary() for c in done], [c.summary() for c in todo[index:]]) from None
+        done.append(change)
+
+
+def reconcile(resource, config, state, check_mode):
+    """Bring a keyed list to the desired state; returns the module result."""
+    desired = [strip_unset(obj) for obj in (config or [])]
+    resource.state = state
+    problems = _duplicates(desired, resource.key) + resource.check(desired)
+    if problems:
+        raise InputError(problems)
+    current = resource.read()
+    if state == "gathered":
+        return {"changed": False, "gathered": list(current.values())}
+    problems = resource.check_against(desired, current)
+    if problems:
+        raise InputError(problems)
+    after, changes = plan(resource, current, desired, state)
+    if changes and not check_mode:
+        apply(resource, changes)
+    before_list = [resource.normalise(obj) for obj in current.values()]
+    after_list = list(after.values())
+    return {
+        "changed": bool(changes),
+        "before": before_list,
+        "after": after_list,
+        "changes": [c.summary() for c in changes],
+        "diff": {"before": {o[resource.key]: o for o in before_list}, "after": {o[resource.key]: o for o in after_list}},
+    }
+
+
+def reconcile_settings(current, desired, write, check_mode, atomic=(), normalise=None):
+    """One settings object: merge what the user set into what the device has, write it
+    when it differs. ``write(after)`` does the device writes."""
+    normalise = normalise or (lambda obj: obj)
+    before = normalise(current)
+    after = normalise(merge(current, strip_unset(desired), atomic))
+    changed = after != before
+    if changed and not check_mode:
+        write(after)
+    return {"changed": changed, "before": before, "after": after, "diff": {"before": before, "after": after}}
+
+
+def _duplicates(desired, key):
+    seen, problems = set(), []
+    for index, obj in enumerate(desired):
+        name = obj.get(key)
+        if name in seen:
+            problems.append("config[%d]: %s %r is listed more than once" % (index, key, name))
+        seen.add(name)
+    return problems

@@ -1,0 +1,63 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What every module's ``main`` hands its work to: an AnsibleModule with the connection
+options added, a client, and one place that turns failures into messages."""
+
+from __future__ import annotations
+
+import traceback
+
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import client as client_mod
+from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import (
+    CONNECTION_REQUIRED_ONE_OF,
+    CONNECTION_SPEC,
+    check_connection,
+    client_from_params,
+)
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, PartialFailure
+
+
+class DeviceModule(AnsibleModule):
+    """AnsibleModule for one device type; ``device`` is its shapes module (ts_device, fm_device)."""
+
+    def __init__(self, argument_spec, device, required_one_of=None, **kwargs):
+        spec = dict(CONNECTION_SPEC)
+        spec.update(argument_spec)
+        kwargs.setdefault("supports_check_mode", True)
+        super().__init__(
+            argument_spec=spec,
+            required_one_of=CONNECTION_REQUIRED_ONE_OF + list(required_one_of or []),
+            **kwargs,
+        )
+        if not client_mod.HAS_REQUESTS:
+            self.fail_json(msg=missing_required_lib("requests"), exception=str(client_mod.REQUESTS_IMPORT_ERROR))
+        problems = check_connection(self.params)
+        if problems:
+            self.fail_json(msg="; ".join(problems))
+        self.device = device
+        self.client = client_from_params(self.params, device)
+
+    def run(self, work):
+        """Call ``work()`` and exit with its result; every expected failure becomes one
+        clear message (and nothing secret: messages never carry a password or token)."""
+        try:
+            result = work()
+        except InputError as err:
+            self.fail_json(msg="invalid parameters: %s" % "; ".join(err.problems), problems=err.problems)
+        except PartialFailure as err:
+            self.fail_json(
+                msg="%s; %d change(s) written before the failure, %d not written" % (
+                    err.error.describe(), len(err.done), len(err.pending)),
+                changed=bool(err.done), written=err.done, not_written=err.pending, error=err.error.details(),
+            )
+        except client_mod.DeviceError as err:
+            self.fail_json(msg=err.describe(), error=err.details())
+        except Exception as err:  # a bug of ours: say so, with the traceback for -vvv
+            self.fail_json(msg="unexpected %s: %s" % (type(err).__name__, err), exception=traceback.format_exc())
+        result["requests"] = dict(self.client.counts)
+        if not self._diff:
+            result.pop("diff", None)
+        self.exit_json(**result)

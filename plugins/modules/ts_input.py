@@ -1,0 +1,280 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: ts_input
+short_description: Manage the monitored inputs of a transport-stream analyzer
+version_added: 0.1.0
+description:
+  - Manages all inputs of one transport-stream analyzer in one invocation, keyed by O(config[].name).
+  - Reads the device once (inputs and alert profiles), compares what you set with what the
+    device has, and writes only the inputs that differ.
+  - Input ids are the device's; you name inputs, the module finds their ids.
+author:
+  - broadcast.monitoring contributors
+extends_documentation_fragment:
+  - broadcast.monitoring.connection
+  - broadcast.monitoring.attributes
+  - broadcast.monitoring.attributes.TS
+options:
+  state:
+    description:
+      - V(merged) creates the listed inputs that do not exist and updates the options you set on those that do;
+        options you leave out keep the device's value.
+      - V(replaced) makes each listed input exactly as given; options you leave out take their defaults
+        (O(config[].alert_profile=Default), O(config[].monitoring=started)). Inputs not listed are left alone.
+      - V(overridden) is V(replaced), and also deletes every input that is not listed.
+      - V(deleted) deletes the listed inputs (only O(config[].name) is needed), or every input when O(config) is empty.
+      - V(gathered) reads the inputs and returns them in RV(gathered), in the shape O(config) takes. Nothing is written.
+    type: str
+    choices: [merged, replaced, overridden, deleted, gathered]
+    default: merged
+  config:
+    description:
+      - The inputs. Names must be unique in the list; the device must not hold two inputs of one name.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      name:
+        description: The input's label on the device; the key the module finds the input by.
+        type: str
+        required: true
+      source:
+        description:
+          - Where the transport stream comes from; exactly one of the suboptions.
+          - Required to create an input, and with O(state=replaced) or O(state=overridden).
+          - The source is compared and replaced as a whole.
+        type: dict
+        suboptions:
+          multicast:
+            description: An IP multicast stream.
+            type: dict
+            suboptions:
+              address:
+                description: Multicast group address (224.0.0.0 to 239.255.255.255).
+                type: str
+                required: true
+              port:
+                description: UDP port, 1 to 65535.
+                type: int
+                required: true
+              source_address:
+                description: Source address for source-specific multicast; leave out for any source.
+                type: str
+          unicast:
+            description: An IP unicast stream received on a local address.
+            type: dict
+            suboptions:
+              address:
+                description: Local address to listen on; V(0.0.0.0) (all) when left out.
+                type: str
+              port:
+                description: UDP port, 1 to 65535.
+                type: int
+                required: true
+          asi:
+            description: An ASI input port of the analyzer.
+            type: dict
+            suboptions:
+              port:
+                description: ASI port number, 1 or 2.
+                type: int
+                required: true
+          t2mi:
+            description: A T2-MI stream carried inside another stream.
+            type: dict
+            suboptions:
+              stream_id:
+                description: T2-MI stream id.
+                type: int
+                required: true
+              service_id:
+                description: Service carrying the T2-MI stream.
+                type: int
+                required: true
+              pid:
+                description: Elementary stream PID of the T2-MI stream, 0 to 8191.
+                type: int
+                required: true
+              plp_id:
+                description: Physical layer pipe id.
+                type: int
+                required: true
+              manual:
+                description: Whether the T2-MI parameters are set by hand rather than detected.
+                type: bool
+                default: false
+          rf:
+            description: The analyzer's RF front end.
+            type: dict
+            suboptions:
+              mode:
+                description: Demodulator mode number as the device defines it.
+                type: int
+                required: true
+              frequency:
+                description: Centre frequency as the device expects it.
+                type: int
+                required: true
+              bandwidth:
+                description: Channel bandwidth as the device expects it.
+                type: int
+                required: true
+              plp_id:
+                description: Physical layer pipe id.
+                type: int
+                required: true
+      alert_profile:
+        description:
+          - Name of the alert profile the input uses; must exist on the analyzer.
+          - A new input without one gets V(Default), the analyzer's factory profile.
+        type: str
+      monitoring:
+        description:
+          - Whether the analyzer monitors the input (V(started)) or keeps it configured but paused (V(stopped)).
+          - A new input without one is V(started).
+        type: str
+        choices: [started, stopped]
+notes:
+  - One invocation costs one login, two reads (inputs and profiles) and one write per input that differs,
+    plus one when its monitoring state changes; never a read per input.
+  - Writes are made in the order updates, creations, deletions, so nothing is removed before what replaces it
+    is in place. When a write fails, the result lists the changes written before it (RV(written)) and those not
+    written (RV(not_written)).
+"""
+
+EXAMPLES = r"""
+- name: Inputs of one analyzer, nothing else
+  broadcast.monitoring.ts_input:
+    host: "{{ ansible_host }}"
+    port: "{{ device_port | default(80) }}"
+    password: "{{ ts_admin_password }}"
+    state: overridden
+    config:
+      - name: Mux 1
+        source:
+          multicast: {address: 239.1.1.1, port: 5000, source_address: 10.0.0.7}
+        alert_profile: Default
+        monitoring: started
+      - name: ASI backup
+        source:
+          asi: {port: 2}
+        monitoring: stopped
+
+- name: Pause one input, leave the rest as they are
+  broadcast.monitoring.ts_input:
+    host: "{{ ansible_host }}"
+    port: "{{ device_port | default(80) }}"
+    password: "{{ ts_admin_password }}"
+    config:
+      - name: Mux 1
+        monitoring: stopped
+
+- name: Read the inputs as config
+  broadcast.monitoring.ts_input:
+    host: "{{ ansible_host }}"
+    port: "{{ device_port | default(80) }}"
+    role: user
+    password: "{{ ts_user_password }}"
+    state: gathered
+  register: inputs
+
+- name: Remove one input
+  broadcast.monitoring.ts_input:
+    host: "{{ ansible_host }}"
+    port: "{{ device_port | default(80) }}"
+    password: "{{ ts_admin_password }}"
+    state: deleted
+    config:
+      - name: ASI backup
+"""
+
+RETURN = r"""
+before:
+  description: The inputs before the module ran, in the shape of O(config).
+  returned: when O(state) is not V(gathered)
+  type: list
+  elements: dict
+  sample: [{"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}},
+            "alert_profile": "Default", "monitoring": "started"}]
+after:
+  description: The inputs after the module ran (in check mode, what they would be).
+  returned: when O(state) is not V(gathered)
+  type: list
+  elements: dict
+  sample: [{"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}},
+            "alert_profile": "Default", "monitoring": "stopped"}]
+gathered:
+  description: The inputs on the device, in the shape of O(config).
+  returned: when O(state=gathered)
+  type: list
+  elements: dict
+changes:
+  description: What was (or in check mode, would be) written, one entry per input.
+  returned: when O(state) is not V(gathered)
+  type: list
+  elements: dict
+  sample: [{"action": "update", "key": "Mux 1"}]
+requests:
+  description: HTTP requests this invocation sent, by kind.
+  returned: success
+  type: dict
+  sample: {"login": 1, "read": 2, "write": 1}
+written:
+  description: Changes that had been written when a write failed.
+  returned: failure during writes
+  type: list
+  elements: dict
+not_written:
+  description: Changes not written because an earlier write failed.
+  returned: failure during writes
+  type: list
+  elements: dict
+"""
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import STATES, reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import Inputs
+
+
+def _fields(*names):
+    return {name: dict(type="int", required=True) for name in names}
+
+
+SOURCES = dict(
+    multicast=dict(type="dict", options=dict(address=dict(type="str", required=True),
+                                             port=dict(type="int", required=True),
+                                             source_address=dict(type="str"))),
+    unicast=dict(type="dict", options=dict(address=dict(type="str"), port=dict(type="int", required=True))),
+    asi=dict(type="dict", options=_fields("port")),
+    t2mi=dict(type="dict", options=dict(_fields("stream_id", "service_id", "pid", "plp_id"),
+                                        manual=dict(type="bool", default=False))),
+    rf=dict(type="dict", options=_fields("mode", "frequency", "bandwidth", "plp_id")),
+)
+
+ARGUMENT_SPEC = dict(
+    state=dict(type="str", default="merged", choices=list(STATES)),
+    config=dict(type="list", elements="dict", default=[], options=dict(
+        name=dict(type="str", required=True),
+        source=dict(type="dict", options=SOURCES, mutually_exclusive=[list(SOURCES)],
+                    required_one_of=[list(SOURCES)]),
+        alert_profile=dict(type="str"),
+        monitoring=dict(type="str", choices=["started", "stopped"]),
+    )),
+)
+
+
+def main():
+    module = DeviceModule(ARGUMENT_SPEC, ts_device)
+    params = module.params
+    module.run(lambda: reconcile(Inputs(module.client), params["config"], params["state"], module.check_mode))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""Functional tests: real ansible-playbook runs against simulated devices over HTTP.
+
+The collection under test is this working tree, linked into a temporary collections path,
+or an installed copy when BM_COLLECTIONS_PATH names one (the artifact test sets it).
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from tests.simulator.fleet import running_fleet
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture(scope="session")
+def collections_path(tmp_path_factory):
+    given = os.environ.get("BM_COLLECTIONS_PATH")
+    if given:
+        return given
+    base = tmp_path_factory.mktemp("collections")
+    target = base / "ansible_collections" / "broadcast"
+    target.mkdir(parents=True)
+    (target / "monitoring").symlink_to(ROOT)
+    return str(base)
+
+
+@pytest.fixture(scope="session")
+def sim():
+    with running_fleet(ts=2, fm=2, time_scale=0.02) as runner:
+        yield runner
+
+
+class Play:
+    """Runs tasks as one play against one simulated device and returns each task's result."""
+
+    def __init__(self, sim, collections_path, workdir):
+        self.sim = sim
+        self.collections_path = collections_path
+        self.workdir = workdir
+        self.runs = 0
+
+    def device(self, name):
+        return self.sim.fleet.by_name(name)
+
+    def run(self, tasks, host, check=False, diff=False, extra_vars=None, verbosity=0, env=None):
+        self.runs += 1
+        out = self.workdir / ("results-%d" % self.runs)
+        out.mkdir()
+        inventory = self.workdir / ("inventory-%d.yml" % self.runs)
+        self.sim.write_inventory(str(inventory))
+        wrapped = []
+        for index, task in enumerate(tasks):
+            wrapped.append(dict(task, register="result_%d" % index, ignore_errors=True))
+        results = "{{ {%s} | to_json }}" % ", ".join("'%d': result_%d" % (i, i) for i in range(len(tasks)))
+        wrapped.append({
+            "name": "Save results",
+            "ansible.builtin.copy": {"content": results, "dest": "%s/{{ inventory_hostname }}.json" % out},
+            "check_mode": False,
+            "diff": False,
+        })
+        play = [{"name": "Test play", "hosts": host, "gather_facts": False, "tasks": wrapped}]
+        if extra_vars:
+            play[0]["vars"] = extra_vars
+        playbook = self.workdir / ("play-%d.yml" % self.runs)
+        playbook.write_text(yaml.safe_dump(play, sort_keys=False))
+        command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(inventory), str(playbook)]
+        if check:
+            command.append("--check")
+        if diff:
+            command.append("--diff")
+        if verbosity:
+            command.append("-" + "v" * verbosity)
+        environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=self.collections_path, ANSIBLE_NOCOLOR="1",
+                           ANSIBLE_HOST_KEY_CHECKING="0", ANSIBLE_RETRY_FILES_ENABLED="0",
+                           ANSIBLE_LOCALHOST_WARNING="0", ANSIBLE_INVENTORY_UNPARSED_WARNING="0")
+        environment.update(env or {})
+        proc = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300, check=False)
+        result_file = out / ("%s.json" % host)
+        if not result_file.exists():
+            raise AssertionError("playbook did not finish:\n%s\n%s" % (proc.stdout, proc.stderr))
+        data = json.loads(result_file.read_text())
+        return Outcome([data[str(i)] for i in range(len(tasks))], proc.stdout + proc.stderr)
+
+
+class Outcome:
+    def __init__(self, results, output):
+        self.results = results
+        self.output = output
+
+    def __getitem__(self, index):
+        return self.results[index]
+
+
+@pytest.fixture
+def play(sim, collections_path, tmp_path):
+    return Play(sim, collections_path, tmp_path)
+
+
+def connection(device, password="admin", role="admin"):
+    """Module options that reach a simulated device."""
+    return {"host": device.address, "port": device.port, "role": role, "password": password}

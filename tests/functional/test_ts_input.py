@@ -1,0 +1,167 @@
+"""ts_input end to end: ansible-playbook against a simulated analyzer."""
+
+import pytest
+import requests
+
+from .conftest import connection
+
+MUX = {"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000, "source_address": "10.0.0.7"}},
+       "alert_profile": "Default", "monitoring": "started"}
+ASI = {"name": "ASI backup", "source": {"asi": {"port": 2}}, "monitoring": "stopped"}
+
+
+@pytest.fixture
+def ts(sim):
+    device = sim.fleet.by_name("ts-001")
+    sim.call(device.reset)
+    return device
+
+
+def task(device, state, config, **options):
+    args = dict(connection(device), state=state, config=config)
+    args.update(options)
+    return {"name": "ts_input %s" % state, "broadcast.monitoring.ts_input": args}
+
+
+def writes(sim, device):
+    return sim.call(device.writes)
+
+
+def test_create_then_idempotent_then_update(play, sim, ts):
+    out = play.run([task(ts, "overridden", [MUX, ASI]), task(ts, "overridden", [MUX, ASI])], ts.name)
+    first, second = out[0], out[1]
+    assert first.get("failed") is not True, first
+    assert first["changed"] is True
+    assert sorted(c["action"] for c in first["changes"]) == ["create", "create"]
+    assert first["requests"] == {"login": 1, "read": 2, "write": 3}  # two adds and one stop
+    assert second["changed"] is False, second
+    assert second["requests"] == {"login": 1, "read": 2, "write": 0}
+    by_name = {i["name"]: i for i in ts_inputs(play, ts)}
+    assert by_name["Mux 1"]["config"]["eth"]["multicast"] == {
+        "multicast_address": "239.1.1.1", "multicast_port": 5000, "source_address": "10.0.0.7"}
+    assert by_name["Mux 1"]["monitoring"] is True
+    assert by_name["ASI backup"]["config"] == {"asi": {"port": 2}}
+    assert by_name["ASI backup"]["monitoring"] is False
+
+    sim.call(ts.requests.clear)
+    moved = dict(MUX, source={"multicast": {"address": "239.1.1.1", "port": 5002}})
+    out = play.run([task(ts, "merged", [moved])], ts.name)
+    assert out[0]["changed"] is True
+    assert out[0]["changes"] == [{"action": "update", "key": "Mux 1"}]
+    assert [(w["method"], w["path"]) for w in writes(sim, ts)] == [("POST", "/api/inputs/1")]
+    mux = {i["name"]: i for i in ts_inputs(play, ts)}["Mux 1"]
+    assert mux["config"]["eth"]["multicast"] == {"multicast_address": "239.1.1.1", "multicast_port": 5002}
+
+
+def ts_inputs(play, device):
+    """The analyzer's inputs as the device reports them (GET /inputs over HTTP)."""
+    base = device.base_url + "/api"
+    token = requests.post(base + "/user/login", json={"role": "admin", "password": "admin"}, timeout=5).json()["token"]
+    return requests.get(base + "/inputs", headers={"Authorization": "Bearer " + token}, timeout=5).json()
+
+
+def test_overridden_deletes_unlisted_and_merged_keeps_them(play, sim, ts):
+    out = play.run([
+        task(ts, "merged", [MUX, ASI]),
+        task(ts, "merged", [dict(MUX, monitoring="stopped")]),
+        task(ts, "overridden", [ASI]),
+    ], ts.name)
+    assert [r["changed"] for r in out.results] == [True, True, True]
+    assert [i["name"] for i in ts_inputs(play, ts)] == ["ASI backup"]
+    assert out[2]["changes"] == [{"action": "delete", "key": "Mux 1"}]
+
+
+def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, ts):
+    play.run([task(ts, "merged", [MUX])], ts.name)
+    sim.call(ts.requests.clear)
+    wanted = [dict(MUX, monitoring="stopped"), ASI]
+    checked = play.run([task(ts, "overridden", wanted)], ts.name, check=True, diff=True)[0]
+    assert writes(sim, ts) == []
+    assert checked["changed"] is True
+    assert checked["diff"]["before"]["Mux 1"]["monitoring"] == "started"
+    assert checked["diff"]["after"]["Mux 1"]["monitoring"] == "stopped"
+    assert "ASI backup" not in checked["diff"]["before"]
+    real = play.run([task(ts, "overridden", wanted)], ts.name, diff=True)[0]
+    assert real["changed"] is True
+    assert real["changes"] == checked["changes"]
+    assert real["diff"] == checked["diff"]
+    gathered = play.run([task(ts, "gathered", [])], ts.name)[0]["gathered"]
+    assert sorted(gathered, key=lambda i: i["name"]) == sorted(checked["after"], key=lambda i: i["name"])
+
+
+def test_diff_output_shows_before_and_after(play, sim, ts):
+    out = play.run([task(ts, "merged", [MUX])], ts.name, diff=True)
+    assert out[0]["changed"] is True
+    assert "+" in out.output and "Mux 1" in out.output
+    assert out[0]["diff"]["before"] == {}
+    assert out[0]["diff"]["after"]["Mux 1"]["source"]["multicast"]["port"] == 5000
+
+
+def test_deleted_and_gathered(play, sim, ts):
+    out = play.run([
+        task(ts, "merged", [MUX, ASI]),
+        task(ts, "gathered", []),
+        task(ts, "deleted", [{"name": "ASI backup"}]),
+        task(ts, "deleted", [{"name": "ASI backup"}]),
+        task(ts, "deleted", []),
+    ], ts.name)
+    gathered = {i["name"]: i for i in out[1]["gathered"]}
+    assert gathered["Mux 1"] == MUX
+    assert gathered["ASI backup"] == dict(ASI, alert_profile="Default")
+    assert [r["changed"] for r in out.results[2:]] == [True, False, True]
+    assert ts_inputs(play, ts) == []
+
+
+@pytest.mark.parametrize("config, message", [
+    ([MUX, dict(ASI, name="Mux 1")], "config[1]: name 'Mux 1' is listed more than once"),
+    ([dict(MUX, source={"multicast": {"address": "239.1.1.1", "port": 70000}})],
+     "config[0] (Mux 1): source.multicast.port: must be between 1 and 65535, got 70000"),
+    ([dict(MUX, source={"multicast": {"address": "10.1.1.1", "port": 5000}})],
+     "config[0] (Mux 1): source.multicast.address: must be a multicast address"),
+    ([dict(MUX, source={"asi": {"port": 3}})], "config[0] (Mux 1): source.asi.port: must be one of 1, 2, got 3"),
+    ([dict(MUX, alert_profile="Nope")], "config[0] (Mux 1): alert_profile: the analyzer has no profile 'Nope'"),
+    ([{"name": "New", "monitoring": "started"}], "config[0] (New): source: required to create a new input"),
+    ([dict(MUX, source={"asi": {"port": 1}, "unicast": {"port": 5000}})], "mutually exclusive"),
+])
+def test_bad_input_fails_before_any_write(play, sim, ts, config, message):
+    sim.call(ts.requests.clear)
+    result = play.run([task(ts, "merged", config)], ts.name)[0]
+    assert result["failed"] is True
+    assert message in result["msg"]
+    assert writes(sim, ts) == []
+
+
+def test_wrong_password_and_user_role_say_what_to_fix(play, sim, ts):
+    out = play.run([
+        dict(task(ts, "merged", [MUX]), **{"broadcast.monitoring.ts_input": dict(
+            connection(ts, password="not-the-password"), config=[MUX])}),
+        dict(task(ts, "merged", [MUX]), **{"broadcast.monitoring.ts_input": dict(
+            connection(ts, role="user", password="user"), config=[MUX])}),
+        dict(task(ts, "gathered", []), **{"broadcast.monitoring.ts_input": dict(
+            connection(ts, role="user", password="user"), state="gathered")}),
+    ], ts.name)
+    assert out[0]["failed"] is True
+    assert "login as role admin was refused" in out[0]["msg"] and "check role and password" in out[0]["msg"]
+    assert "not-the-password" not in out.output
+    assert out[1]["failed"] is True
+    assert "needs the admin role" in out[1]["msg"]
+    assert out[2].get("failed") is not True and out[2]["gathered"] == []
+    assert all(w["status"] != 200 for w in writes(sim, ts))
+
+
+def test_connection_options_from_environment(play, sim, ts):
+    """What an AWX credential injects: no connection options in the task at all."""
+    env = {"BROADCAST_MONITORING_HOST": ts.address, "BROADCAST_MONITORING_PORT": str(ts.port),
+           "BROADCAST_MONITORING_PASSWORD": "admin"}
+    out = play.run([{"name": "from env", "broadcast.monitoring.ts_input": {"config": [MUX]}}], ts.name, env=env)
+    assert out[0].get("failed") is not True, out[0]
+    assert out[0]["changed"] is True
+    assert [i["name"] for i in ts_inputs(play, ts)] == ["Mux 1"]
+
+
+def test_unreachable_device_is_reported_as_such(play, sim, ts):
+    args = dict(connection(ts), port=1, config=[MUX])
+    result = play.run([{"name": "nobody there", "broadcast.monitoring.ts_input": args}], ts.name)[0]
+    assert result["failed"] is True
+    assert "cannot connect to http://%s:1" % ts.address in result["msg"]
+    assert "check host, port and protocol" in result["msg"]

@@ -1,0 +1,162 @@
+"""Unit tests of the HTTP client: retries, re-login, error mapping, no secrets in messages.
+
+The transport is replaced by a scripted fake session (the one place mocks are used);
+everything above it is the real client.
+"""
+
+from __future__ import annotations
+
+import pytest
+import requests
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import client as client_mod
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import Client, DeviceError
+
+PASSWORD = "s3cret-pass"
+
+
+class FakeResponse:
+    def __init__(self, status, body=None):
+        self.status_code = status
+        self._body = body
+        self.content = b"" if body is None else b"x"
+
+    def json(self):
+        if isinstance(self._body, Exception):
+            raise self._body
+        return self._body
+
+
+class FakeSession:
+    """Answers requests from a script: a list of (method, path suffix, answer) where the
+    answer is a FakeResponse or an exception to raise."""
+
+    def __init__(self, script):
+        self.script = list(script)
+        self.sent = []
+        self.verify = True
+        self.headers = {}
+
+    def request(self, method, url, **kwargs):
+        self.sent.append((method, url, kwargs))
+        expected_method, suffix, answer = self.script.pop(0)
+        assert method == expected_method and url.endswith(suffix), (method, url, expected_method, suffix)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+def make(script, password=PASSWORD, token=None, **kwargs):
+    sleeps = []
+    clock = [0.0]
+
+    def sleep(seconds):
+        sleeps.append(seconds)
+        clock[0] += seconds
+
+    client = Client("192.0.2.10", ("/api/user/login", {}), password=password, token=token, sleep=sleep,
+                    clock=lambda: clock[0], **kwargs)
+    client.session = FakeSession(script)
+    return client, sleeps
+
+
+LOGIN_OK = ("POST", "/api/user/login", FakeResponse(200, {"role": "admin", "token": "tok-1"}))
+
+
+def test_logs_in_once_and_sends_bearer_token():
+    client, _ = make([LOGIN_OK, ("GET", "/api/inputs", FakeResponse(200, [])),
+                      ("GET", "/api/profiles", FakeResponse(200, []))])
+    assert client.get("/api/inputs") == []
+    assert client.get("/api/profiles") == []
+    sent = client.session.sent
+    assert sent[0][2]["json"] == {"role": "admin", "password": PASSWORD}
+    assert sent[1][2]["headers"] == {"Authorization": "Bearer tok-1"}
+    assert client.counts == {"login": 1, "read": 2, "write": 0}
+
+
+def test_base_url_from_host_port_protocol():
+    client, _ = make([], port=8443, protocol="https")
+    assert client.base_url == "https://192.0.2.10:8443"
+    ipv6 = Client("2001:db8::1", ("/login", {}), password="x")
+    assert ipv6.base_url == "http://[2001:db8::1]"
+
+
+def test_503_is_retried_for_writes_within_the_budget():
+    client, sleeps = make([LOGIN_OK,
+                           ("POST", "/api/inputs", FakeResponse(503, {"code": 503, "message": "busy"})),
+                           ("POST", "/api/inputs", FakeResponse(503, {"code": 503, "message": "busy"})),
+                           ("POST", "/api/inputs", FakeResponse(200, {"id": 1}))])
+    assert client.post("/api/inputs", {"name": "a"}) == {"id": 1}
+    assert sleeps == [0.5, 1.0]
+
+
+def test_503_beyond_the_budget_fails_as_busy():
+    script = [LOGIN_OK] + [("GET", "/api/inputs", FakeResponse(503, {"code": 503, "message": "Tuner 3 is busy"}))] * 20
+    client, sleeps = make(script)
+    with pytest.raises(DeviceError) as caught:
+        client.get("/api/inputs")
+    assert caught.value.kind == client_mod.BUSY
+    assert "Tuner 3 is busy" in caught.value.describe()
+    assert sum(sleeps) <= client.busy_budget
+
+
+def test_connection_errors_retry_reads_but_never_writes():
+    refused = requests.exceptions.ConnectionError("boom http://192.0.2.10/api/sdcard/download?token=abc")
+    client, sleeps = make([LOGIN_OK, ("GET", "/api/inputs", refused), ("GET", "/api/inputs", FakeResponse(200, []))])
+    assert client.get("/api/inputs") == []
+    assert sleeps == [0.5]
+
+    client, _ = make([LOGIN_OK, ("POST", "/api/inputs", refused)])
+    with pytest.raises(DeviceError) as caught:
+        client.post("/api/inputs", {"name": "a"})
+    assert caught.value.kind == client_mod.UNREACHABLE
+    assert "token=abc" not in caught.value.describe()
+    assert client.session.script == []  # the write was sent exactly once
+
+
+def test_rejected_token_relogs_in_once_then_reports_permission():
+    client, _ = make([("GET", "/api/status", FakeResponse(401, {"code": 401, "message": "bad token"})),
+                      LOGIN_OK,
+                      ("GET", "/api/status", FakeResponse(401, {"code": 401, "message": "needs admin"}))],
+                     token="old-token")
+    with pytest.raises(DeviceError) as caught:
+        client.get("/api/status")
+    assert caught.value.kind == client_mod.PERMISSION
+    assert client.session.script == []  # exactly one re-login, no loop
+
+
+def test_rejected_token_without_password_is_a_credentials_error():
+    client, _ = make([("GET", "/api/status", FakeResponse(401, {"code": 401, "message": "bad token"}))],
+                     password=None, token="given-token")
+    with pytest.raises(DeviceError) as caught:
+        client.get("/api/status")
+    assert caught.value.kind == client_mod.CREDENTIALS
+    assert "given-token" not in caught.value.describe()
+
+
+@pytest.mark.parametrize("status", [401, 405])
+def test_wrong_password_is_a_credentials_error_without_the_password(status):
+    client, _ = make([("POST", "/api/user/login", FakeResponse(status, {"code": status, "message": "Wrong credentials"}))])
+    with pytest.raises(DeviceError) as caught:
+        client.get("/api/inputs")
+    err = caught.value
+    assert err.kind == client_mod.CREDENTIALS
+    assert err.status == status and err.code == status and err.device_message == "Wrong credentials"
+    assert PASSWORD not in err.describe() and PASSWORD not in repr(err.details())
+
+
+@pytest.mark.parametrize("status, kind", [(400, client_mod.REFUSED), (404, client_mod.NOT_FOUND),
+                                          (403, client_mod.PERMISSION), (500, client_mod.DEVICE)])
+def test_error_statuses_map_to_kinds_with_device_code_and_message(status, kind):
+    client, _ = make([LOGIN_OK, ("POST", "/api/inputs/4", FakeResponse(status, {"code": 77, "message": "why"}))])
+    with pytest.raises(DeviceError) as caught:
+        client.post("/api/inputs/4", {})
+    err = caught.value
+    assert (err.kind, err.status, err.code, err.device_message) == (kind, status, 77, "why")
+    assert "POST /api/inputs/4 failed (HTTP %d): why" % status in err.describe()
+
+
+def test_tls_options_reach_the_session():
+    real = Client("h", ("/login", {}), password="x", protocol="https", ca_path="/etc/ca.pem")
+    assert real.session.verify == "/etc/ca.pem"
+    assert Client("h", ("/login", {}), password="x", validate_certs=False).session.verify is False

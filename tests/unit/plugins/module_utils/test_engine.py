@@ -1,0 +1,143 @@
+"""Unit tests of the engine: normalisation, planning, check mode, partial failure."""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import REFUSED, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import (
+    InputError,
+    PartialFailure,
+    Resource,
+    merge,
+    reconcile,
+    reconcile_settings,
+    strip_unset,
+)
+
+
+class Things(Resource):
+    """An in-memory resource: objects with a name, a colour, a set of tags, an atomic shape."""
+
+    atomic = ("shape",)
+
+    def __init__(self, objects, fail_on=None):
+        super().__init__(client=None)
+        self.objects = {o["name"]: dict(o) for o in objects}
+        self.calls = []
+        self.fail_on = fail_on
+
+    def read(self):
+        return {k: dict(v) for k, v in self.objects.items()}
+
+    def defaults(self):
+        return {"colour": "grey", "tags": []}
+
+    def normalise(self, obj):
+        return dict(obj, tags=sorted(set(obj.get("tags", []))))
+
+    def _do(self, action, key):
+        if self.fail_on == (action, key):
+            raise DeviceError(REFUSED, "%s %s refused" % (action, key), status=400)
+        self.calls.append((action, key))
+
+    def create(self, after):
+        self._do("create", after["name"])
+        self.objects[after["name"]] = after
+
+    def update(self, before, after):
+        self._do("update", after["name"])
+        self.objects[after["name"]] = after
+
+    def delete(self, before):
+        self._do("delete", before["name"])
+        del self.objects[before["name"]]
+
+
+RED = {"name": "a", "colour": "red", "tags": ["x", "y"], "shape": {"circle": {"r": 1}}}
+
+
+def test_strip_unset_and_merge():
+    assert strip_unset({"a": None, "b": {"c": None, "d": 1}, "e": [{"f": None}]}) == {"b": {"d": 1}, "e": [{}]}
+    merged = merge({"shape": {"circle": {"r": 1}}, "x": {"y": 1, "z": 2}}, {"shape": {"square": {"s": 2}}, "x": {"y": 5}},
+                   atomic=("shape",))
+    assert merged == {"shape": {"square": {"s": 2}}, "x": {"y": 5, "z": 2}}
+
+
+def test_unset_keys_are_not_compared_and_unordered_lists_normalised():
+    things = Things([RED])
+    result = reconcile(things, [{"name": "a", "colour": None, "tags": ["y", "x", "x"]}], "merged", check_mode=False)
+    assert result["changed"] is False
+    assert things.calls == []
+
+
+def test_merged_updates_only_what_differs_and_creates_with_defaults():
+    things = Things([RED, {"name": "b", "colour": "blue", "tags": []}])
+    result = reconcile(things, [{"name": "a", "colour": "green"}, {"name": "c"}], "merged", check_mode=False)
+    assert result["changed"] is True
+    assert things.calls == [("update", "a"), ("create", "c")]
+    assert things.objects["a"]["tags"] == ["x", "y"]  # kept: not set by the user
+    assert things.objects["c"] == {"name": "c", "colour": "grey", "tags": []}
+    assert result["diff"]["before"]["a"]["colour"] == "red"
+    assert result["diff"]["after"]["a"]["colour"] == "green"
+
+
+def test_replaced_resets_unset_keys_overridden_also_deletes():
+    things = Things([RED, {"name": "b", "colour": "blue", "tags": []}])
+    result = reconcile(things, [{"name": "a", "shape": {"circle": {"r": 1}}}], "replaced", check_mode=False)
+    assert things.objects["a"] == {"name": "a", "colour": "grey", "tags": [], "shape": {"circle": {"r": 1}}}
+    assert result["changes"] == [{"action": "update", "key": "a"}]
+    result = reconcile(things, [{"name": "a", "shape": {"circle": {"r": 1}}}], "overridden", check_mode=False)
+    assert result["changes"] == [{"action": "delete", "key": "b"}]
+    assert list(things.objects) == ["a"]
+
+
+def test_deleted_listed_or_all_and_gathered():
+    things = Things([RED, {"name": "b", "colour": "blue", "tags": []}])
+    assert reconcile(things, [], "gathered", check_mode=False)["gathered"][0]["name"] == "a"
+    assert reconcile(things, [{"name": "zz"}], "deleted", check_mode=False)["changed"] is False
+    assert reconcile(things, [{"name": "b"}], "deleted", check_mode=False)["changed"] is True
+    assert reconcile(things, [], "deleted", check_mode=False)["changes"] == [{"action": "delete", "key": "a"}]
+    assert things.objects == {}
+
+
+def test_check_mode_writes_nothing_and_reports_the_same_result():
+    things = Things([RED])
+    desired = [{"name": "a", "colour": "green"}, {"name": "n"}]
+    checked = reconcile(things, desired, "overridden", check_mode=True)
+    assert things.calls == []
+    real = reconcile(things, desired, "overridden", check_mode=False)
+    assert checked == real
+
+
+def test_duplicate_keys_are_refused_before_reading():
+    class Unreadable(Things):
+        def read(self):
+            raise AssertionError("must not read")
+
+    with pytest.raises(InputError) as caught:
+        reconcile(Unreadable([]), [{"name": "a"}, {"name": "a"}], "merged", check_mode=False)
+    assert caught.value.problems == ["config[1]: name 'a' is listed more than once"]
+
+
+def test_partial_failure_names_written_and_unwritten_changes():
+    things = Things([RED, {"name": "b", "colour": "blue", "tags": []}], fail_on=("create", "d"))
+    desired = [{"name": "a", "colour": "green"}, {"name": "c"}, {"name": "d"}]
+    with pytest.raises(PartialFailure) as caught:
+        reconcile(things, desired, "overridden", check_mode=False)
+    assert caught.value.done == [{"action": "update", "key": "a"}, {"action": "create", "key": "c"}]
+    assert caught.value.pending == [{"action": "create", "key": "d"}, {"action": "delete", "key": "b"}]
+    assert "b" in things.objects  # nothing deleted before the failure
+
+
+def test_settings_merge_compare_and_write():
+    writes = []
+    current = {"enabled": False, "servers": ["b", "a"], "level": "info"}
+    norm = lambda o: dict(o, servers=sorted(o["servers"]))  # noqa: E731
+    same = reconcile_settings(current, {"servers": ["a", "b"], "level": None}, writes.append, False, normalise=norm)
+    assert same["changed"] is False and writes == []
+    checked = reconcile_settings(current, {"enabled": True}, writes.append, True, normalise=norm)
+    assert checked["changed"] is True and writes == []
+    done = reconcile_settings(current, {"enabled": True}, writes.append, False, normalise=norm)
+    assert writes == [{"enabled": True, "servers": ["a", "b"], "level": "info"}]
+    assert done["diff"] == checked["diff"]
