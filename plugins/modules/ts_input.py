@@ -15,7 +15,7 @@ description:
     device has, and writes only the inputs that differ.
   - Input ids are the device's; you name inputs, the module finds their ids.
 author:
-  - broadcast.monitoring contributors
+  - Broadcast Monitoring Team (@broadcast-monitoring)
 extends_documentation_fragment:
   - broadcast.monitoring.connection
   - broadcast.monitoring.attributes

@@ -236,25 +236,28 @@ class Device:
             return await handler(request)
         if self.down:
             # A rebooting unit answers nothing, even on a connection opened before.
-            _drop(request)
-        rule = self.faults.match(request.method, request.path)
-        if rule is not None:
-            latency = rule.latency()
-            if latency:
-                await asyncio.sleep(latency)
-            if rule.kind == "drop":
-                self._record(request, "fault", 0)
-                _drop(request)
-            if rule.kind in ("unavailable", "error"):
-                status = 503 if rule.kind == "unavailable" else 500
-                self._record(request, "fault", status)
-                message = "Device busy, retry later" if status == 503 else "Internal error"
-                return _json({"code": status, "message": message}, status)
-        response = await handler(request)
-        if rule is not None and rule.kind == "drop_response":
-            # The device acted; the answer is lost on the way back.
-            _drop(request)
-        return response
+            return _drop(request)
+        hit = self.faults.match(request.method, request.path)
+        if hit is None:
+            return await handler(request)
+        if hit.latency():
+            await asyncio.sleep(hit.latency())
+        if hit.kind == "drop":
+            self._record(request, "fault", 0)
+            return _drop(request)
+        if hit.kind in ("unavailable", "error"):
+            status = 503 if hit.kind == "unavailable" else 500
+            self._record(request, "fault", status)
+            message = "Device busy, retry later" if status == 503 else "Internal error"
+            return _json({"code": status, "message": message}, status)
+        if hit.kind == "drop_response":
+            # The device acts; the answer is lost on the way back.
+            try:
+                await handler(request)
+            except web.HTTPException:
+                pass
+            return _drop(request)
+        return await handler(request)
 
     def _wrap(self, handler, kind, role):
         async def serve(request):
@@ -349,6 +352,7 @@ class Device:
             self.port = self._site._server.sockets[0].getsockname()[1]
 
     async def stop(self):
+        self.save()  # an orderly shutdown keeps everything, logs included
         for task in list(self._tasks):
             task.cancel()
         if self._runner is not None:
@@ -479,10 +483,11 @@ def _json(data, status=200):
 
 
 def _drop(request):
-    """Close the connection without an answer, as a device that vanished does."""
+    """Close the connection without an answer, as a device that vanished does. The
+    response returned is never sent: the transport is gone."""
     if request.transport is not None:
         request.transport.abort()
-    raise ConnectionResetError("dropped by the simulator")
+    return web.Response(status=499)
 
 
 def deep(value):

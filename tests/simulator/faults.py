@@ -149,13 +149,13 @@ def parse_cli(text):
     """``ts-001:unavailable,count=3;*:latency,seconds=0.1`` -> [(target, rule), ...]."""
     rules = []
     for part in filter(None, (p.strip() for p in (text or "").split(";"))):
-        target, _, body = part.partition(":")
+        target, body = part.partition(":")[::2]
         if not body:
             raise ValueError("fault %r: expected TARGET:KIND[,key=value...]" % part)
         kind, *options = body.split(",")
         spec = {"kind": kind.strip()}
         for option in options:
-            key, _, value = option.partition("=")
+            key, value = option.partition("=")[::2]
             spec[key.strip()] = value.strip()
         Rule(spec, random.Random(0))  # validate now, with a clear message
         rules.append((target.strip(), spec))

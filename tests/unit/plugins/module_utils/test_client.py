@@ -57,14 +57,15 @@ def make(script, password=PASSWORD, token=None, **kwargs):
     client = Client("192.0.2.10", ("/api/user/login", {}), password=password, token=token, sleep=sleep,
                     clock=lambda: clock[0], **kwargs)
     client.session = FakeSession(script)
-    return client, sleeps
+    client.sleeps = sleeps
+    return client
 
 
 LOGIN_OK = ("POST", "/api/user/login", FakeResponse(200, {"role": "admin", "token": "tok-1"}))
 
 
 def test_logs_in_once_and_sends_bearer_token():
-    client, _ = make([LOGIN_OK, ("GET", "/api/inputs", FakeResponse(200, [])),
+    client = make([LOGIN_OK, ("GET", "/api/inputs", FakeResponse(200, [])),
                       ("GET", "/api/profiles", FakeResponse(200, []))])
     assert client.get("/api/inputs") == []
     assert client.get("/api/profiles") == []
@@ -75,38 +76,38 @@ def test_logs_in_once_and_sends_bearer_token():
 
 
 def test_base_url_from_host_port_protocol():
-    client, _ = make([], port=8443, protocol="https")
+    client = make([], port=8443, protocol="https")
     assert client.base_url == "https://192.0.2.10:8443"
     ipv6 = Client("2001:db8::1", ("/login", {}), password="x")
     assert ipv6.base_url == "http://[2001:db8::1]"
 
 
 def test_503_is_retried_for_writes_within_the_budget():
-    client, sleeps = make([LOGIN_OK,
+    client = make([LOGIN_OK,
                            ("POST", "/api/inputs", FakeResponse(503, {"code": 503, "message": "busy"})),
                            ("POST", "/api/inputs", FakeResponse(503, {"code": 503, "message": "busy"})),
                            ("POST", "/api/inputs", FakeResponse(200, {"id": 1}))])
     assert client.post("/api/inputs", {"name": "a"}) == {"id": 1}
-    assert sleeps == [0.5, 1.0]
+    assert client.sleeps == [0.5, 1.0]
 
 
 def test_503_beyond_the_budget_fails_as_busy():
     script = [LOGIN_OK] + [("GET", "/api/inputs", FakeResponse(503, {"code": 503, "message": "Tuner 3 is busy"}))] * 20
-    client, sleeps = make(script)
+    client = make(script)
     with pytest.raises(DeviceError) as caught:
         client.get("/api/inputs")
     assert caught.value.kind == client_mod.BUSY
     assert "Tuner 3 is busy" in caught.value.describe()
-    assert sum(sleeps) <= client.busy_budget
+    assert sum(client.sleeps) <= client.busy_budget
 
 
 def test_connection_errors_retry_reads_but_never_writes():
     refused = requests.exceptions.ConnectionError("boom http://192.0.2.10/api/sdcard/download?token=abc")
-    client, sleeps = make([LOGIN_OK, ("GET", "/api/inputs", refused), ("GET", "/api/inputs", FakeResponse(200, []))])
+    client = make([LOGIN_OK, ("GET", "/api/inputs", refused), ("GET", "/api/inputs", FakeResponse(200, []))])
     assert client.get("/api/inputs") == []
-    assert sleeps == [0.5]
+    assert client.sleeps == [0.5]
 
-    client, _ = make([LOGIN_OK, ("POST", "/api/inputs", refused)])
+    client = make([LOGIN_OK, ("POST", "/api/inputs", refused)])
     with pytest.raises(DeviceError) as caught:
         client.post("/api/inputs", {"name": "a"})
     assert caught.value.kind == client_mod.UNREACHABLE
@@ -115,7 +116,7 @@ def test_connection_errors_retry_reads_but_never_writes():
 
 
 def test_rejected_token_relogs_in_once_then_reports_permission():
-    client, _ = make([("GET", "/api/status", FakeResponse(401, {"code": 401, "message": "bad token"})),
+    client = make([("GET", "/api/status", FakeResponse(401, {"code": 401, "message": "bad token"})),
                       LOGIN_OK,
                       ("GET", "/api/status", FakeResponse(401, {"code": 401, "message": "needs admin"}))],
                      token="old-token")
@@ -126,7 +127,7 @@ def test_rejected_token_relogs_in_once_then_reports_permission():
 
 
 def test_rejected_token_without_password_is_a_credentials_error():
-    client, _ = make([("GET", "/api/status", FakeResponse(401, {"code": 401, "message": "bad token"}))],
+    client = make([("GET", "/api/status", FakeResponse(401, {"code": 401, "message": "bad token"}))],
                      password=None, token="given-token")
     with pytest.raises(DeviceError) as caught:
         client.get("/api/status")
@@ -136,7 +137,7 @@ def test_rejected_token_without_password_is_a_credentials_error():
 
 @pytest.mark.parametrize("status", [401, 405])
 def test_wrong_password_is_a_credentials_error_without_the_password(status):
-    client, _ = make([("POST", "/api/user/login", FakeResponse(status, {"code": status, "message": "Wrong credentials"}))])
+    client = make([("POST", "/api/user/login", FakeResponse(status, {"code": status, "message": "Wrong credentials"}))])
     with pytest.raises(DeviceError) as caught:
         client.get("/api/inputs")
     err = caught.value
@@ -148,7 +149,7 @@ def test_wrong_password_is_a_credentials_error_without_the_password(status):
 @pytest.mark.parametrize("status, kind", [(400, client_mod.REFUSED), (404, client_mod.NOT_FOUND),
                                           (403, client_mod.PERMISSION), (500, client_mod.DEVICE)])
 def test_error_statuses_map_to_kinds_with_device_code_and_message(status, kind):
-    client, _ = make([LOGIN_OK, ("POST", "/api/inputs/4", FakeResponse(status, {"code": 77, "message": "why"}))])
+    client = make([LOGIN_OK, ("POST", "/api/inputs/4", FakeResponse(status, {"code": 77, "message": "why"}))])
     with pytest.raises(DeviceError) as caught:
         client.post("/api/inputs/4", {})
     err = caught.value

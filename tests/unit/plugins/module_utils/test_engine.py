@@ -133,7 +133,9 @@ def test_partial_failure_names_written_and_unwritten_changes():
 def test_settings_merge_compare_and_write():
     writes = []
     current = {"enabled": False, "servers": ["b", "a"], "level": "info"}
-    norm = lambda o: dict(o, servers=sorted(o["servers"]))  # noqa: E731
+    def norm(obj):
+        return dict(obj, servers=sorted(obj["servers"]))
+
     same = reconcile_settings(current, {"servers": ["a", "b"], "level": None}, writes.append, False, normalise=norm)
     assert same["changed"] is False and writes == []
     checked = reconcile_settings(current, {"enabled": True}, writes.append, True, normalise=norm)

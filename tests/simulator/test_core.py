@@ -1,0 +1,293 @@
+"""What both simulated devices share: CLI, faults, reboot, persistence, firmware, request log."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import requests
+import yaml
+
+from . import swu
+from .conftest import Api
+from .fleet import Fleet, loopback_addresses, running_fleet
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def wait_alive(api, up=True, limit=10.0):
+    """Poll /system/alive until the device answers (up) or stops answering; bounded."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            answered = api.get("/system/alive", token=None, timeout=0.5).status_code == 200
+        except requests.ConnectionError:
+            answered = False
+        if answered == up:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+# -- command line --------------------------------------------------------------------------
+
+def start_cli(tmp_path, *args):
+    inventory = tmp_path / "inv.yml"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.simulator", "--inventory", str(inventory), *args],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    return proc, inventory
+
+
+def test_cli_starts_fleet_writes_inventory_and_stops_on_sigterm(tmp_path):
+    proc, inventory = start_cli(tmp_path, "--ts", "2", "--fm", "1", "--address", "127.0.77.1", "--port", "0",
+                                "--time-scale", "0.01")
+    try:
+        assert proc.stdout.readline().strip() == "ready: 3 devices"
+        inv = yaml.safe_load(inventory.read_text())
+        ts_hosts = inv["all"]["children"]["ts_analyzers"]["hosts"]
+        fm_hosts = inv["all"]["children"]["fm_monitors"]["hosts"]
+        assert sorted(ts_hosts) == ["ts-001", "ts-002"] and list(fm_hosts) == ["fm-001"]
+        assert [h["ansible_host"] for h in ts_hosts.values()] == ["127.0.77.1", "127.0.77.2"]
+        assert fm_hosts["fm-001"]["ansible_host"] == "127.0.77.3"
+        assert fm_hosts["fm-001"]["device_type"] == "fm_monitor"
+        host = ts_hosts["ts-001"]
+        base = "http://%s:%d/api" % (host["ansible_host"], host["device_port"])
+        token = requests.post(base + "/user/login", json={"role": "admin", "password": "admin"}, timeout=5).json()["token"]
+        assert requests.get(base + "/system/log", headers={"Authorization": "Bearer " + token}, timeout=5).status_code == 200
+        assert requests.get(base + "/system/log", timeout=5).status_code == 401
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) == 0
+
+
+def test_cli_refuses_non_loopback_address(tmp_path):
+    proc = start_cli(tmp_path, "--ts", "1", "--address", "172.16.112.1")[0]
+    assert proc.wait(10) == 2
+    assert "refusing non-loopback address 172.16.112.1" in proc.stderr.read()
+
+
+def test_cli_rejects_bad_fault_spec(tmp_path):
+    proc = start_cli(tmp_path, "--ts", "1", "--address", "127.0.78.1", "--port", "0", "--faults", "ts-001:explode")[0]
+    assert proc.wait(10) == 2
+    assert "fault kind must be one of" in proc.stderr.read()
+
+
+def test_addresses_are_consecutive_and_loopback_only():
+    assert loopback_addresses("127.0.10.253", 3) == ["127.0.10.253", "127.0.10.254", "127.0.11.1"]
+    with pytest.raises(ValueError):
+        loopback_addresses("10.0.0.1", 1)
+
+
+# -- auth and request log ----------------------------------------------------------------
+
+def test_request_log_counts_kinds_and_never_holds_query_strings(ts):
+    ts.get("/system/log", params={"limit": 5, "token": "one-time-secret"})
+    ts.get("/system/log", token="forged")
+    log = ts.sim("GET", "/requests").json()
+    paths = [r["path"] for r in log["requests"]]
+    assert paths == ["/api/user/login", "/api/system/log", "/api/system/log"]
+    assert [r["status"] for r in log["requests"]] == [200, 200, 401]
+    assert log["counters"]["login"] == 1 and log["counters"]["read"] == 2
+    assert "one-time-secret" not in str(log)
+    assert ts.token not in str(log) and "admin" not in str([r["path"] for r in log["requests"]])
+
+
+def test_system_log_paging(ts):
+    device = ts.device
+    for n in range(150):
+        device.log("info", "entry %d" % n)
+    entries = ts.get("/system/log").json()
+    assert len(entries) == 100 and entries[-1]["msg"] == "entry 149"
+    first_id = entries[0]["id"]
+    window = ts.get("/system/log", params={"from_id": first_id, "till_id": first_id + 3}).json()
+    assert [e["id"] for e in window] == [first_id, first_id + 1, first_id + 2]
+    assert len(ts.get("/system/log", params={"limit": 7}).json()) == 7
+    assert ts.get("/system/log", params={"limit": "x"}).status_code == 400
+
+
+# -- faults --------------------------------------------------------------------------------
+
+def set_faults(api, rules):
+    response = api.sim("POST", "/faults", json=rules)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_fault_503_for_a_number_of_requests(ts):
+    set_faults(ts, [{"kind": "unavailable", "count": 2}])
+    statuses = [ts.get("/system/log").status_code for attempt in range(3)]
+    assert statuses == [503, 503, 200]
+    assert ts.sim("GET", "/faults").json()["faults"] == []
+    assert ts.sim("GET", "/requests").json()["counters"]["fault"] == 2
+
+
+def test_fault_503_for_seconds_and_500_for_writes_only(ts):
+    set_faults(ts, [{"kind": "unavailable", "seconds": 0.3}])
+    assert ts.get("/system/log").status_code == 503
+    time.sleep(0.35)
+    assert ts.get("/system/log").status_code == 200
+    set_faults(ts, [{"kind": "error", "count": 1, "method": "write"}])
+    assert ts.get("/system/log").status_code == 200
+    assert ts.post("/system/reboot").status_code == 500
+
+
+def test_fault_drop_before_and_after_acting(ts):
+    set_faults(ts, [{"kind": "drop", "count": 1, "path": "/api/system/log"}])
+    with pytest.raises(requests.ConnectionError):
+        ts.get("/system/log")
+    assert ts.get("/system/log").status_code == 200
+    # drop_response: the device acts (here: it reboots) but the answer is lost
+    set_faults(ts, [{"kind": "drop_response", "count": 1}])
+    with pytest.raises(requests.ConnectionError):
+        ts.post("/system/reboot")
+    assert wait_alive(ts, up=False, limit=2) and wait_alive(ts, up=True, limit=5)
+
+
+def test_fault_latency_and_bad_rules(ts):
+    set_faults(ts, [{"kind": "latency", "seconds": 0.2}])
+    started = time.monotonic()
+    assert ts.get("/system/log").status_code == 200
+    assert time.monotonic() - started >= 0.2
+    for bad in ([{"kind": "explode"}], [{"kind": "unavailable"}], [{"kind": "error", "rate": 2}],
+                [{"kind": "drop", "count": 1, "colour": "red"}]):
+        assert ts.sim("POST", "/faults", json=bad).status_code == 400
+
+
+def test_seeded_error_rate_is_deterministic():
+    def pattern(seed):
+        fleet = Fleet(ts=1, address="127.0.79.1", port=0, seed=seed)
+        device = fleet.devices[0]
+        device.faults.add({"kind": "error", "rate": 0.5})
+        return [device.faults.match("GET", "/api/x") is not None for attempt in range(40)]
+
+    assert pattern(3) == pattern(3)
+    assert pattern(3) != pattern(4)
+    assert 5 < sum(pattern(3)) < 35
+
+
+# -- reboot, persistence, factory reset --------------------------------------------------
+
+def test_reboot_takes_the_device_away_for_the_scaled_gap(ts):
+    started = time.monotonic()
+    assert ts.post("/system/reboot").status_code == 200
+    assert wait_alive(ts, up=False, limit=2)
+    assert wait_alive(ts, up=True, limit=5)
+    assert time.monotonic() - started >= 60 * 0.01  # fixture time scale 0.01
+    assert ts.get("/system/log").status_code == 200  # tokens survive a reboot
+
+
+def test_reboot_gap_fault_and_never_return(fleet):
+    api = Api(fleet.fleet.of_kind("ts_analyzer")[1])
+    api.reset()
+    api.login()
+    set_faults(api, [{"kind": "reboot_gap", "seconds": 1.0}])
+    started = time.monotonic()
+    api.post("/system/reboot")
+    assert wait_alive(api, up=False, limit=2) and wait_alive(api, up=True, limit=5)
+    assert time.monotonic() - started >= 1.0
+    set_faults(api, [{"kind": "never_return"}])
+    api.post("/system/reboot")
+    assert wait_alive(api, up=False, limit=2)
+    assert not wait_alive(api, up=True, limit=1.5)
+    # bring it back for the other tests: an operator power-cycles it
+    fleet.call(api.device.faults.replace, [])
+    fleet.call(api.device._listen)
+    api.device.down = False
+    assert wait_alive(api, up=True, limit=2)
+
+
+def test_state_persists_across_simulator_restart_and_factory_reset_wipes_it(tmp_path):
+    address = "127.0.81.1"
+    with running_fleet(ts=0, fm=1, address=address, state_dir=str(tmp_path), time_scale=0.005) as first:
+        api = Api(first.devices[0])
+        api.login()
+        old_token = api.token
+        assert api.post("/conf/password", {"role": "admin", "password": "fleet-pw"}).status_code == 200
+        first.call(first.devices[0].log, "info", "kept across restarts")
+    assert (tmp_path / "fm-001.json").exists()
+    with running_fleet(ts=0, fm=1, address=address, state_dir=str(tmp_path), time_scale=0.005) as second:
+        api = Api(second.devices[0])
+        assert api.login("admin", "admin").status_code == 401
+        assert api.login("admin", "fleet-pw").status_code == 200
+        assert api.get("/system/log", token=old_token).status_code == 200
+        assert "kept across restarts" in [e["msg"] for e in api.get("/system/log").json()]
+        assert api.post("/system/factory_reset").status_code == 200
+        assert wait_alive(api, up=False, limit=2) and wait_alive(api, up=True, limit=5)
+        assert api.get("/system/log", token=old_token).status_code == 401
+        assert api.login("admin", "admin").status_code == 200
+        assert "kept across restarts" not in [e["msg"] for e in api.get("/system/log").json()]
+
+
+def test_network_change_moves_device_to_new_loopback_address_at_reboot():
+    with running_fleet(ts=0, fm=1, address="127.0.82.1", time_scale=0.005) as runner:
+        device = runner.devices[0]
+        runner.call(lambda: device.state["network"].update(address="127.0.82.50"))
+        api = Api(device)
+        api.login()
+        api.post("/system/reboot")
+        old = "http://127.0.82.1:%d/api/system/alive" % device.port
+        deadline = time.monotonic() + 5
+        while device.address != "127.0.82.50" or device.down:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        assert requests.get(device.base_url + "/api/system/alive", timeout=2).status_code == 200
+        with pytest.raises(requests.ConnectionError):
+            requests.get(old, timeout=1)
+
+
+# -- firmware --------------------------------------------------------------------------------
+
+def upload(api, blob):
+    return api.request("POST", "/system/upgrade", files={"file": ("fw.swu", blob, "application/octet-stream")})
+
+
+@pytest.mark.parametrize("bad, reason", [
+    ({"unsigned": True}, "not signed"),
+    ({"wrong_key": True}, "does not verify"),
+    ({"tamper": True}, "altered bundle"),
+])
+def test_firmware_bad_bundles_are_refused_and_nothing_changes(fm, bad, reason):
+    before = fm.get("/status").json()["versions"]["package_ver"]
+    response = upload(fm, swu.build("9.9.9", **bad))
+    assert response.status_code == 400
+    assert reason in response.json()["message"]
+    assert upload(fm, b"not a cpio archive").status_code == 400
+    assert fm.get("/status").json()["versions"]["package_ver"] == before
+    assert fm.get("/status").json()["reboot_needed"] is False
+
+
+def test_firmware_good_bundle_installs_reboots_and_reports_new_version(fm):
+    user = Api(fm.device)
+    user.login("user")
+    assert upload(user, swu.build("2.4.1")).status_code == 401  # admin only
+    assert upload(fm, swu.build("2.4.1")).status_code == 200
+    assert wait_alive(fm, up=False, limit=2) and wait_alive(fm, up=True, limit=5)
+    status = fm.get("/status").json()
+    assert status["versions"]["package_ver"] == "2.4.1"
+    assert status["reboot_needed"] is False
+
+
+def test_swu_tool_builds_bundles_and_reads_their_version(tmp_path):
+    good, bad = tmp_path / "good.swu", tmp_path / "bad.swu"
+    for path, extra in ((good, []), (bad, ["--tamper"])):
+        subprocess.run([sys.executable, "-m", "tests.simulator.swu", "build", "--version", "3.1.0", "--out", str(path)]
+                       + extra, cwd=ROOT, check=True)
+    assert swu.read_version(good.read_bytes()) == "3.1.0"
+    assert swu.cpio_unpack(good.read_bytes())[0][0] == "sw-description"
+    shown = subprocess.run([sys.executable, "-m", "tests.simulator.swu", "show", str(bad)], cwd=ROOT,
+                           capture_output=True, text=True, check=False)
+    assert shown.returncode == 1 and "altered" in shown.stdout
+
+
+# -- scale -----------------------------------------------------------------------------------
+
+def test_two_hundred_devices_in_one_process():
+    with running_fleet(ts=100, fm=100, time_scale=0.01) as runner:
+        assert len({d.address for d in runner.devices}) == 200
+        session = requests.Session()
+        for device in runner.devices:
+            assert session.get(device.base_url + "/api/system/alive", timeout=5).json()["alive"] is True
