@@ -15,9 +15,11 @@ SANITY_COPY := $(SANITY_ROOT)/ansible_collections/broadcast/monitoring
 GET_PIP     := $(HOME)/.ansible/test/cache/get_pip_24_2.py
 PYTEST      := PYTHONPATH=$(COLLECTIONS) ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS) $(BIN)/python -m pytest
 
-.PHONY: test venv link units simulator functional sanity lint clean
+INSTALLED   := $(abspath $(BUILD)/installed)
 
-test: units simulator functional sanity lint
+.PHONY: test venv link units simulator functional sanity lint artifact bench clean
+
+test: units simulator functional sanity lint artifact
 
 $(BIN)/.installed: requirements/dev.in requirements/constraints.txt requirements.txt
 	$(shell command -v $(PYTHON) >/dev/null 2>&1 && echo $(PYTHON) || echo python3) -m venv $(VENV)
@@ -51,6 +53,19 @@ sanity: venv
 
 lint: venv link
 	PATH=$(CURDIR)/$(BIN):$$PATH ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS) ansible-lint --offline
+
+# Build the collection as Galaxy would, install the tarball, and run functional tests
+# against the installed copy: a file missing from the artifact fails here.
+artifact: venv
+	rm -rf $(BUILD)/dist $(INSTALLED) && mkdir -p $(BUILD)/dist
+	$(BIN)/ansible-galaxy collection build --output-path $(BUILD)/dist .
+	$(BIN)/ansible-galaxy collection install --offline -p $(INSTALLED) $(BUILD)/dist/broadcast-monitoring-*.tar.gz
+	ANSIBLE_COLLECTIONS_PATH=$(INSTALLED) $(BIN)/ansible-doc broadcast.monitoring.ts_input > /dev/null
+	BM_COLLECTIONS_PATH=$(INSTALLED) $(BIN)/python -m pytest tests/functional/test_ts_input.py
+
+# Benchmarks are not part of `make test`.
+bench: venv
+	$(BIN)/python -m tests.simulator.bench_latency
 
 clean:
 	rm -rf $(BUILD) tests/output

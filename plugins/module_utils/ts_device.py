@@ -19,6 +19,11 @@ PROFILES = "/api/profiles"
 PROFILE = "/api/profiles/%d"
 
 ASI_PORTS = (1, 2)
+INT32 = 2 ** 31 - 1
+#: upper bounds the document leaves open (chosen shapes: tests/simulator/README.md)
+NAME_MAX = 64
+T2MI_MAX = {"stream_id": INT32, "service_id": 65535, "pid": 8191, "plp_id": 255}
+RF_MAX = {"mode": INT32, "frequency": INT32, "bandwidth": INT32, "plp_id": 255}
 #: the profile a new input gets when the user names none (the factory profile)
 DEFAULT_PROFILE = "Default"
 

@@ -29,6 +29,8 @@ class Inputs(Resource):
     def check(self, desired):
         check = Checker()
         for index, obj in enumerate(desired):
+            if not 1 <= len(obj["name"]) <= dev.NAME_MAX:
+                check.fail("config[%d].name" % index, "must be 1 to %d characters" % dev.NAME_MAX)
             where = "config[%d] (%s): source" % (index, obj["name"])
             if "source" not in obj:
                 if self.state in ("replaced", "overridden"):
@@ -45,13 +47,9 @@ class Inputs(Resource):
                 check.ipv4(where + ".unicast.address", value["address"])
             elif kind == "asi":
                 check.choice(where + ".asi.port", value["port"], dev.ASI_PORTS)
-            elif kind == "t2mi":
-                check.between(where + ".t2mi.pid", value["pid"], 0, 8191)
-                for field in ("stream_id", "service_id", "plp_id"):
-                    check.between(where + ".t2mi." + field, value[field], 0, None)
-            elif kind == "rf":
-                for field in ("mode", "frequency", "bandwidth", "plp_id"):
-                    check.between(where + ".rf." + field, value[field], 0, None)
+            elif kind in ("t2mi", "rf"):
+                for field, high in (dev.T2MI_MAX if kind == "t2mi" else dev.RF_MAX).items():
+                    check.between("%s.%s.%s" % (where, kind, field), value[field], 0, high)
         return check.problems
 
     def read(self):

@@ -47,7 +47,7 @@ class Play:
     def device(self, name):
         return self.sim.fleet.by_name(name)
 
-    def run(self, tasks, host, check=False, diff=False, extra_vars=None, verbosity=0, env=None):
+    def run(self, tasks, host, check=False, diff=False, extra_vars=None, verbosity=0, env=None, module_defaults=None):
         self.runs += 1
         out = self.workdir / ("results-%d" % self.runs)
         out.mkdir()
@@ -66,6 +66,8 @@ class Play:
         play = [{"name": "Test play", "hosts": host, "gather_facts": False, "tasks": wrapped}]
         if extra_vars:
             play[0]["vars"] = extra_vars
+        if module_defaults:
+            play[0]["module_defaults"] = module_defaults
         playbook = self.workdir / ("play-%d.yml" % self.runs)
         playbook.write_text(yaml.safe_dump(play, sort_keys=False))
         command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(inventory), str(playbook)]
@@ -78,6 +80,7 @@ class Play:
         environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=self.collections_path, ANSIBLE_NOCOLOR="1",
                            ANSIBLE_HOST_KEY_CHECKING="0", ANSIBLE_RETRY_FILES_ENABLED="0",
                            ANSIBLE_LOCALHOST_WARNING="0", ANSIBLE_INVENTORY_UNPARSED_WARNING="0")
+        environment.pop("PYTHONPATH", None)  # the collection must come from collections_path only
         environment.update(env or {})
         proc = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300, check=False)
         result_file = out / ("%s.json" % host)

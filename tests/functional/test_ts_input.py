@@ -165,3 +165,48 @@ def test_unreachable_device_is_reported_as_such(play, sim, ts):
     assert result["failed"] is True
     assert "cannot connect to http://%s:1" % ts.address in result["msg"]
     assert "check host, port and protocol" in result["msg"]
+
+
+def test_sixteen_inputs_cost_two_reads_and_one_write_each(play, sim, ts):
+    many = [{"name": "In %02d" % n, "source": {"multicast": {"address": "239.2.0.%d" % (n + 1), "port": 5000}}}
+            for n in range(16)]
+    changed = [dict(obj, source={"multicast": {"address": "239.3.0.%d" % (n + 1), "port": 5000}}) if n % 4 == 0 else obj
+               for n, obj in enumerate(many)]
+    out = play.run([task(ts, "merged", many), task(ts, "merged", changed)], ts.name)
+    assert out[0]["requests"] == {"login": 1, "read": 2, "write": 16}
+    assert out[1]["requests"] == {"login": 1, "read": 2, "write": 4}
+    assert len(ts_inputs(play, ts)) == 16
+
+
+@pytest.mark.parametrize("group", ["ts", "all"])
+def test_connection_options_set_once_through_action_groups(play, sim, ts, group):
+    defaults = {"group/broadcast.monitoring.%s" % group: connection(ts)}
+    out = play.run([{"name": "no options", "broadcast.monitoring.ts_input": {"config": [MUX]}}], ts.name,
+                   module_defaults=defaults)
+    assert out[0].get("failed") is not True, out[0]
+    assert [i["name"] for i in ts_inputs(play, ts)] == ["Mux 1"]
+
+
+def test_no_password_or_token_in_output_at_high_verbosity(play, sim, ts, tmp_path):
+    secret = "Fleet-Secret-7d1f"
+    sim.call(ts.state["passwords"].update, {"admin": secret, "user": "User-Secret-91ab"})
+    log = tmp_path / "ansible.log"
+    tasks = [
+        {"name": "ok", "broadcast.monitoring.ts_input": dict(connection(ts, password=secret), config=[MUX])},
+        {"name": "diff", "broadcast.monitoring.ts_input": dict(connection(ts, password=secret),
+                                                               config=[dict(MUX, monitoring="stopped")])},
+        {"name": "wrong password", "broadcast.monitoring.ts_input": dict(connection(ts, password=secret + "x"),
+                                                                         config=[MUX])},
+        {"name": "refused value", "broadcast.monitoring.ts_input": dict(connection(ts, password=secret),
+                                                                        config=[dict(MUX, alert_profile="Nope")])},
+    ]
+    # ANSIBLE_DEBUG is left out on purpose: ansible-core's own debug lines print raw module
+    # arguments, no_log ones included, whatever a module does.
+    out = play.run(tasks, ts.name, diff=True, verbosity=4, env={"ANSIBLE_LOG_PATH": str(log)})
+    assert out[0]["changed"] is True and out[2]["failed"] is True and out[3]["failed"] is True
+    issued = sim.call(ts.issued_secrets)
+    assert secret in issued and len(issued) > 1  # the password and at least one token
+    text = out.output + log.read_text()
+    assert "ts_input" in text  # the log really holds the run
+    for value in issued + [secret + "x"]:
+        assert value not in text

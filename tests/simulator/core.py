@@ -67,15 +67,15 @@ class Call:
         try:
             value = int(self.params[name])
         except ValueError:
-            raise ApiError(400, "%s must be an integer" % name) from None
+            raise ApiError(400, "%s: must be an integer" % name) from None
         if value < 0:
-            raise ApiError(400, "%s must be >= 0" % name)
+            raise ApiError(400, "%s: must be >= 0" % name)
         return value
 
     def json_body(self):
         """The body as a JSON object, or a 400 naming what is wrong with it."""
         if not isinstance(self.body, dict):
-            raise ApiError(400, "request body must be a JSON object")
+            raise ApiError(400, "body: must be a JSON object")
         return self.body
 
 
@@ -179,7 +179,7 @@ class Device:
     def login(self, body):
         """Check credentials and issue a token; returns (role, token) or raises ApiError."""
         if not isinstance(body, dict):
-            raise ApiError(400, "request body must be a JSON object")
+            raise ApiError(400, "body: must be a JSON object")
         role, password = body.get("role"), body.get("password")
         if role not in ("admin", "user") or not isinstance(password, str):
             raise ApiError(self.bad_credentials_status, "role must be admin or user and password a string")
@@ -267,7 +267,7 @@ class Device:
                     body = await request.json()
                 except ValueError:
                     self._record(request, kind, 400)
-                    return _json({"code": 400, "message": "request body is not valid JSON"}, 400)
+                    return _json({"code": 400, "message": "body: not valid JSON"}, 400)
             caller = None
             if role is not None:
                 caller = self.role_of(request)
@@ -284,6 +284,8 @@ class Device:
             except ApiError as err:
                 self._record(request, kind, err.status)
                 return _json({"code": err.code, "message": err.message}, err.status)
+            if kind in ("write", "action"):
+                self.save()  # what a device was told, it keeps across power cycles
             if isinstance(result, web.StreamResponse):
                 self._record(request, kind, result.status)
                 return result

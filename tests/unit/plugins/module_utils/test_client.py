@@ -66,7 +66,7 @@ LOGIN_OK = ("POST", "/api/user/login", FakeResponse(200, {"role": "admin", "toke
 
 def test_logs_in_once_and_sends_bearer_token():
     client = make([LOGIN_OK, ("GET", "/api/inputs", FakeResponse(200, [])),
-                      ("GET", "/api/profiles", FakeResponse(200, []))])
+                   ("GET", "/api/profiles", FakeResponse(200, []))])
     assert client.get("/api/inputs") == []
     assert client.get("/api/profiles") == []
     sent = client.session.sent
@@ -84,9 +84,9 @@ def test_base_url_from_host_port_protocol():
 
 def test_503_is_retried_for_writes_within_the_budget():
     client = make([LOGIN_OK,
-                           ("POST", "/api/inputs", FakeResponse(503, {"code": 503, "message": "busy"})),
-                           ("POST", "/api/inputs", FakeResponse(503, {"code": 503, "message": "busy"})),
-                           ("POST", "/api/inputs", FakeResponse(200, {"id": 1}))])
+                   ("POST", "/api/inputs", FakeResponse(503, {"code": 503, "message": "busy"})),
+                   ("POST", "/api/inputs", FakeResponse(503, {"code": 503, "message": "busy"})),
+                   ("POST", "/api/inputs", FakeResponse(200, {"id": 1}))])
     assert client.post("/api/inputs", {"name": "a"}) == {"id": 1}
     assert client.sleeps == [0.5, 1.0]
 
@@ -117,9 +117,9 @@ def test_connection_errors_retry_reads_but_never_writes():
 
 def test_rejected_token_relogs_in_once_then_reports_permission():
     client = make([("GET", "/api/status", FakeResponse(401, {"code": 401, "message": "bad token"})),
-                      LOGIN_OK,
-                      ("GET", "/api/status", FakeResponse(401, {"code": 401, "message": "needs admin"}))],
-                     token="old-token")
+                   LOGIN_OK,
+                   ("GET", "/api/status", FakeResponse(401, {"code": 401, "message": "needs admin"}))],
+                  token="old-token")
     with pytest.raises(DeviceError) as caught:
         client.get("/api/status")
     assert caught.value.kind == client_mod.PERMISSION
@@ -128,7 +128,7 @@ def test_rejected_token_relogs_in_once_then_reports_permission():
 
 def test_rejected_token_without_password_is_a_credentials_error():
     client = make([("GET", "/api/status", FakeResponse(401, {"code": 401, "message": "bad token"}))],
-                     password=None, token="given-token")
+                  password=None, token="given-token")
     with pytest.raises(DeviceError) as caught:
         client.get("/api/status")
     assert caught.value.kind == client_mod.CREDENTIALS

@@ -133,6 +133,7 @@ def test_partial_failure_names_written_and_unwritten_changes():
 def test_settings_merge_compare_and_write():
     writes = []
     current = {"enabled": False, "servers": ["b", "a"], "level": "info"}
+
     def norm(obj):
         return dict(obj, servers=sorted(obj["servers"]))
 
