@@ -19,6 +19,18 @@ attributes:
     support: full
 """
 
+    INFO = r"""
+attributes:
+  check_mode:
+    description: Can run in check mode and return changed status prediction without modifying the device.
+    support: full
+    details: The module only reads; it runs the same in check mode and never reports a change.
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check mode).
+    support: none
+    details: Nothing changes, so there is no diff.
+"""
+
     TS = r"""
 attributes:
   action_group:

@@ -80,6 +80,9 @@ class Resource:
 
     key = "name"
     atomic = ()
+    #: True when the device has a fixed set of objects (tuners, ports): nothing is created
+    #: or deleted, and a key the device does not have is an input error.
+    fixed = False
 
     def __init__(self, client):
         self.client = client
@@ -110,6 +113,11 @@ class Resource:
 
     def delete(self, before):
         raise NotImplementedError
+
+    def apply_changes(self, changes):
+        """Write the planned changes. Override to batch them (one request for many
+        objects), falling back to ``apply`` for what cannot be batched."""
+        apply(self, changes)
 
 
 def plan(resource, current, desired, state):
@@ -168,11 +176,13 @@ def reconcile(resource, config, state, check_mode):
     if state == "gathered":
         return {"changed": False, "gathered": list(current.values())}
     problems = resource.check_against(desired, current)
+    if resource.fixed:
+        problems = _unknown_keys(desired, current, resource.key) + problems
     if problems:
         raise InputError(problems)
     after, changes = plan(resource, current, desired, state)
     if changes and not check_mode:
-        apply(resource, changes)
+        resource.apply_changes(changes)
     before_list = [resource.normalise(obj) for obj in current.values()]
     after_list = list(after.values())
     return {
@@ -194,6 +204,12 @@ def reconcile_settings(current, desired, write, check_mode, atomic=(), normalise
     if changed and not check_mode:
         write(after)
     return {"changed": changed, "before": before, "after": after, "diff": {"before": before, "after": after}}
+
+
+def _unknown_keys(desired, current, key):
+    known = ", ".join(str(k) for k in current)
+    return ["config[%d]: %s %r: the device has no such object (it has %s)" % (i, key, obj[key], known)
+            for i, obj in enumerate(desired) if obj[key] not in current]
 
 
 def _duplicates(desired, key):

@@ -4,6 +4,7 @@ The collection under test is this working tree, linked into a temporary collecti
 or an installed copy when BM_COLLECTIONS_PATH names one (the artifact test sets it).
 """
 
+import ast
 import json
 import os
 import subprocess
@@ -107,3 +108,22 @@ def play(sim, collections_path, tmp_path):
 def connection(device, password="admin", role="admin"):
     """Module options that reach a simulated device."""
     return {"host": device.address, "port": device.port, "role": role, "password": password}
+
+
+#: Variables the modules' EXAMPLES use, with the simulator's factory values.
+EXAMPLE_VARS = {
+    "ts_admin_password": "admin", "ts_user_password": "user",
+    "fm_admin_password": "admin", "fm_user_password": "user",
+    "vault_ts_admin_password": "admin", "vault_fm_admin_password": "admin",
+}
+
+
+def module_examples(name):
+    """The tasks of a module's EXAMPLES, exactly as its documentation shows them."""
+    path = os.path.join(ROOT, "plugins", "modules", name + ".py")
+    with open(path, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "EXAMPLES" for t in node.targets):
+            return yaml.safe_load(ast.literal_eval(node.value))
+    raise AssertionError("%s has no EXAMPLES" % name)

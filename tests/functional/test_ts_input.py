@@ -3,7 +3,7 @@
 import pytest
 import requests
 
-from .conftest import connection
+from .conftest import EXAMPLE_VARS, connection, module_examples
 
 MUX = {"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000, "source_address": "10.0.0.7"}},
        "alert_profile": "Default", "monitoring": "started"}
@@ -210,3 +210,14 @@ def test_no_password_or_token_in_output_at_high_verbosity(play, sim, ts, tmp_pat
     assert "ts_input" in text  # the log really holds the run
     for value in issued + [secret + "x"]:
         assert value not in text
+
+
+def test_documented_examples_run_as_written(play, sim, ts):
+    examples = module_examples("ts_input")
+    assert len(examples) >= 4
+    out = play.run(examples, ts.name, extra_vars=EXAMPLE_VARS)
+    for example, result in zip(examples, out.results):
+        assert result.get("failed") is not True, (example["name"], result)
+    assert [r["changed"] for r in out.results] == [True, True, False, True]
+    assert [i["name"] for i in out[2]["gathered"]] == ["Mux 1", "ASI backup"]
+    assert [i["name"] for i in ts_inputs(play, ts)] == ["Mux 1"]

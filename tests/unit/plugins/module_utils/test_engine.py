@@ -144,3 +144,12 @@ def test_settings_merge_compare_and_write():
     done = reconcile_settings(current, {"enabled": True}, writes.append, False, normalise=norm)
     assert writes == [{"enabled": True, "servers": ["a", "b"], "level": "info"}]
     assert done["diff"] == checked["diff"]
+
+
+def test_fixed_resources_refuse_unknown_keys_before_writing():
+    things = Things([RED])
+    things.fixed = True
+    with pytest.raises(InputError) as caught:
+        reconcile(things, [{"name": "zz", "colour": "red"}], "merged", check_mode=False)
+    assert caught.value.problems == ["config[0]: name 'zz': the device has no such object (it has a)"]
+    assert things.calls == []
