@@ -8,6 +8,19 @@ from __future__ import annotations
 class ModuleDocFragment:
     """Connection options shared by every module of the collection."""
 
+    DEVICE_TYPE = r"""
+options:
+  device_type:
+    description:
+      - The kind of device, which picks its paths and shapes. Set it once per inventory group
+        through C(module_defaults).
+      - V(auto) asks the device with one unauthenticated request.
+      - Falls back to E(BROADCAST_MONITORING_DEVICE_TYPE).
+    type: str
+    choices: [auto, ts_analyzer, fm_monitor]
+    default: auto
+"""
+
     DOCUMENTATION = r"""
 options:
   host:

@@ -10,6 +10,7 @@ device's own path, bearer token, bounded retries, and turning every failure into
 
 from __future__ import annotations
 
+import copy
 import time
 
 try:
@@ -80,10 +81,9 @@ class Client:
 
     def __init__(self, host, login, port=None, protocol="http", validate_certs=True, ca_path=None,
                  timeout=10, role="admin", password=None, token=None, sleep=time.sleep, clock=time.monotonic):
-        netloc = host if port is None else "%s:%d" % (host, port)
-        if ":" in host and not host.startswith("["):
-            netloc = "[%s]" % host if port is None else "[%s]:%d" % (host, port)
-        self.base_url = "%s://%s" % (protocol, netloc)
+        self.protocol = protocol
+        self.port = port
+        self.base_url = _base_url(protocol, host, port)
         self.login_path, self.login_extra = login
         self.timeout = timeout
         self.role = role
@@ -95,6 +95,19 @@ class Client:
         self.session.verify = (ca_path or True) if validate_certs else False
         self.session.headers["Accept"] = "application/json"
         self.counts = {"login": 0, "read": 0, "write": 0}
+
+    def at(self, host):
+        """The same device and credentials at another address (after re-addressing); tokens
+        survive a reboot on both devices. Shares the session and request counts."""
+        other = copy.copy(self)
+        other.base_url = _base_url(self.protocol, host, self.port)
+        return other
+
+    def as_role(self, role, password):
+        """The same device with other credentials (no token yet). Shares session and counts."""
+        other = copy.copy(self)
+        other.role, other._password, other._token = role, password, None
+        return other
 
     # -- authentication ---------------------------------------------------------------------
     def token(self):
@@ -132,7 +145,7 @@ class Client:
         return self.request("DELETE", path, **kwargs)
 
     def request(self, method, path, body=None, params=None, files=None, idempotent=None, raw=False,
-                stream=False, timeout=None):
+                stream=False, timeout=None, data=None, headers=None):
         """Send one authenticated request and return its JSON (or the response with raw=True).
 
         ``idempotent`` says whether a connection error may be retried; it defaults to
@@ -144,7 +157,8 @@ class Client:
         relogged = False
         while True:
             response = self._send(method, path, json=body, params=params, files=files, token=self.token(),
-                                  idempotent=idempotent, stream=stream, timeout=timeout)
+                                  idempotent=idempotent, stream=stream, timeout=timeout, data=data,
+                                  headers=headers)
             if response.status_code == 401 and self._password is not None and not relogged:
                 # The token was refused: log in once more (never in a loop), then retry.
                 relogged = True
@@ -160,22 +174,39 @@ class Client:
             return response
         return _json(response)
 
-    def _send(self, method, path, token, idempotent, json=None, params=None, files=None, stream=False, timeout=None):
+    def try_get(self, path, timeout):
+        """One unauthenticated GET, no retries: its JSON, or None when nothing (or an error)
+        answered. For wait loops, which do their own bounded polling."""
+        try:
+            response = self.session.get(self.base_url + path, timeout=timeout)
+        except requests.exceptions.RequestException:
+            return None
+        if response.status_code != 200:
+            return None
+        body = _json(response)
+        return body if isinstance(body, dict) else None
+
+    def probe(self, path):
+        """HTTP status of an unauthenticated GET (to tell device types apart); retried like a read."""
+        return self._send("GET", path, token=None, idempotent=True).status_code
+
+    def _send(self, method, path, token, idempotent, json=None, params=None, files=None, stream=False, timeout=None,
+              data=None, headers=None):
         """One logical request: retries 503 for any method within the busy budget, and
         connection errors for idempotent requests only; returns the final response."""
-        headers = {"Authorization": "Bearer %s" % token} if token else {}
+        headers = dict(headers or {})
+        if token:
+            headers["Authorization"] = "Bearer %s" % token
         url = self.base_url + path
         deadline = self._clock() + self.busy_budget
         delay = self.backoff
         attempt = 0
         while True:
             attempt += 1
-            if files is not None:
-                for handle in files.values():
-                    if hasattr(handle[1], "seek"):
-                        handle[1].seek(0)
+            if hasattr(data, "seek"):
+                data.seek(0)  # a retried upload starts over
             try:
-                response = self.session.request(method, url, json=json, params=params, files=files,
+                response = self.session.request(method, url, json=json, params=params, files=files, data=data,
                                                 headers=headers, timeout=timeout or self.timeout, stream=stream)
             except requests.exceptions.RequestException as err:
                 if idempotent and attempt < self.read_attempts:
@@ -204,6 +235,12 @@ class Client:
                 kind = DEVICE if status >= 500 else REFUSED
         return DeviceError(kind, "%s (HTTP %d)" % (message, response.status_code), status=response.status_code,
                            code=code, device_message=device_message)
+
+
+def _base_url(protocol, host, port):
+    if ":" in host and not host.startswith("["):
+        host = "[%s]" % host  # IPv6 literal
+    return "%s://%s" % (protocol, host if port is None else "%s:%d" % (host, port))
 
 
 def _json(response):

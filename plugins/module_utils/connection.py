@@ -31,6 +31,12 @@ CONNECTION_SPEC = dict(
 
 CONNECTION_REQUIRED_ONE_OF = [("password", "token")]
 
+#: modules that manage what both devices have take the device type (or detect it)
+DEVICE_TYPE_SPEC = dict(
+    device_type=dict(type="str", default="auto", choices=["auto", "ts_analyzer", "fm_monitor"],
+                     fallback=_env("DEVICE_TYPE")),
+)
+
 
 def check_connection(params):
     """Problems with the connection options that the argument spec cannot express."""

@@ -11,20 +11,28 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import client as client_mod
+from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device, ts_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import (
     CONNECTION_REQUIRED_ONE_OF,
     CONNECTION_SPEC,
+    DEVICE_TYPE_SPEC,
     check_connection,
     client_from_params,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, PartialFailure
 
 
-class DeviceModule(AnsibleModule):
-    """AnsibleModule for one device type; ``device`` is its shapes module (ts_device, fm_device)."""
+DEVICES = {"ts_analyzer": ts_device, "fm_monitor": fm_device}
 
-    def __init__(self, argument_spec, device, required_one_of=None, **kwargs):
+
+class DeviceModule(AnsibleModule):
+    """AnsibleModule for one device type; ``device`` is its shapes module (ts_device,
+    fm_device), or None for modules of both devices, which take a ``device_type`` option."""
+
+    def __init__(self, argument_spec, device=None, required_one_of=None, **kwargs):
         spec = dict(CONNECTION_SPEC)
+        if device is None:
+            spec.update(DEVICE_TYPE_SPEC)
         spec.update(argument_spec)
         kwargs.setdefault("supports_check_mode", True)
         super().__init__(
@@ -37,8 +45,25 @@ class DeviceModule(AnsibleModule):
         problems = check_connection(self.params)
         if problems:
             self.fail_json(msg="; ".join(problems))
-        self.device = device
-        self.client = client_from_params(self.params, device)
+        self.device = device or self._device_type()
+        self.client = client_from_params(self.params, self.device)
+
+    def _device_type(self):
+        """The shapes module for ``device_type``; ``auto`` costs one unauthenticated request."""
+        wanted = self.params["device_type"]
+        if wanted != "auto":
+            return DEVICES[wanted]
+        try:
+            status = client_from_params(self.params, fm_device).probe(fm_device.IDENTIFY)
+        except client_mod.DeviceError as err:
+            self.fail_json(msg=err.describe(), error=err.details())
+        if status in (401, 403, 200):
+            return fm_device
+        if status == 404:
+            return ts_device
+        self.fail_json(msg="device_type: cannot tell the device type (GET %s answered HTTP %d); set device_type to"
+                           " ts_analyzer or fm_monitor" % (fm_device.IDENTIFY, status))
+        return None
 
     def run(self, work):
         """Call ``work()`` and exit with its result; every expected failure becomes one

@@ -81,6 +81,7 @@ def input_from_device(raw, profile_names):
         "alert_profile": profile_names.get(raw["alerts_config"]["profile_id"],
                                            "#%d" % raw["alerts_config"]["profile_id"]),
         "monitoring": MONITORING[bool(raw.get("monitoring"))],
+        **features_from_device(raw),
     }
 
 
@@ -101,3 +102,274 @@ def input_body(obj, profile_id, raw=None):
 def profile_ids(profiles):
     """name -> id of ``GET /profiles``."""
     return {p["name"]: p["id"] for p in profiles}
+
+
+# -- analyzer side: inputs' SCTE-35 and thumbnails, alert profiles, SNMP, converter, SD
+# card, statistics and what ts_info reads (owned by the analyzer modules) ----------------
+
+INPUT_SCTE_TOGGLE = "/api/inputs/%d/scte/toggle"
+INPUT_THUMBNAILS_ENABLE = "/api/inputs/%d/thumbnails/enable"
+INPUT_THUMBNAILS_DISABLE = "/api/inputs/%d/thumbnails/disable"
+PID_MAX = 8191
+
+#: The error names of profiles and alert filters, in the analyzer's profile order: the one
+#: list in the collection (the document leaves the T2-MI names open; these are the device's).
+PRIORITY_1 = ("ts_sync_loss", "sync_byte_error", "pat_error2", "continuity_count_error", "pmt_error2", "pid_error")
+PRIORITY_2 = ("transport_error", "crc_error", "pcr_repetition_error", "pcr_discontinuity_indicator_error",
+              "pcr_accuracy_error", "pts_error", "cat_error")
+PRIORITY_3 = ("nit_actual_error", "nit_other_error", "si_repetition_error", "unreferenced_pid", "sdt_actual_error",
+              "sdt_other_error", "eit_actual_error", "eit_other_error", "eit_pf_error", "rst_error", "tdt_error",
+              "empty_buffer_error", "data_delay_error")
+T2MI_ERRORS = ("t2mi_sync_error", "t2mi_crc_error", "t2mi_packet_type_error", "t2mi_plp_num_error",
+               "t2mi_timestamp_error")
+IP_ERRORS = ("input_bitrate_error", "input_df_error", "input_ipat_error", "input_mlr_error", "input_dpc_error",
+             "input_cce_error")
+ERROR_NAMES = PRIORITY_1 + PRIORITY_2 + PRIORITY_3 + T2MI_ERRORS + IP_ERRORS
+ALERT_TYPES = ("none", "warning", "critical")
+ENTRY_FLAGS = ("enabled", "snmp_trap")
+ENTRY_NUMBERS = ("threshold", "min_value", "max_value")
+ENTRY_FIELDS = ("enabled", "alert_type", "snmp_trap", "threshold", "min_value", "max_value")
+#: the factory profile (named DEFAULT_PROFILE); the analyzer refuses to delete it
+FACTORY_PROFILE_ID = 1
+#: statuses of inputs, statistics and errors
+STATUS_NAMES = {0: "ok", 1: "warning", 2: "critical"}
+
+
+def factory_entry(name):
+    """What an entry of a new profile holds when nothing is said about it."""
+    return {"enabled": True, "alert_type": "critical" if name in PRIORITY_1 else "warning", "snmp_trap": False,
+            "threshold": 0, "min_value": 0, "max_value": 0}
+
+
+def profile_from_device(raw):
+    """A ``PROFILE`` as the module's shape: entries keyed by error name."""
+    return {"name": raw["name"],
+            "errors": {e["error_name"]: {f: e[f] for f in ENTRY_FIELDS if f in e} for e in raw.get("entries", [])}}
+
+
+def profile_body(obj, names=None):
+    """Body of ``POST /profiles`` (and of an update, with ``names``: only those entries)."""
+    errors = obj.get("errors", {})
+    chosen = [n for n in ERROR_NAMES if n in errors and (names is None or n in names)]
+    return {"name": obj["name"], "entries": [dict(errors[n], error_name=n) for n in chosen]}
+
+
+def inputs_using(inputs, profile_id):
+    """Names of the inputs (``GET /inputs``) that use the profile."""
+    return [raw["name"] for raw in inputs if raw["alerts_config"]["profile_id"] == profile_id]
+
+
+def features_from_device(raw):
+    """SCTE-35 monitoring and thumbnails of one ``GET /inputs`` element, in the module's shape."""
+    thumbs = raw.get("thumbnails") or {}
+    return {"scte35": bool((raw.get("scte35") or {}).get("enabled")),
+            "thumbnails": {"enabled": True, "pid": thumbs["pid"]} if thumbs.get("enabled") else {"enabled": False}}
+
+
+def input_state_from_device(raw, profile_names):
+    """One ``GET /inputs`` element with its live state, for ts_info."""
+    out = input_from_device(raw, profile_names)
+    out.update(id=raw["id"], state=raw.get("state"), status=STATUS_NAMES.get(raw.get("status"), raw.get("status")),
+               errors=dict(raw.get("errors") or {}), metrics=dict(raw.get("metrics") or {}))
+    return out
+
+
+# SNMP (v2c): the settings object is the module's shape as it is.
+SNMP_SETTINGS = "/api/snmp/settings"
+SNMP_MIB = "/api/snmp/mib"
+MIB_FILENAME = "DVB-MGTR101290-MIB.txt"
+SNMP_LISTS = ("listen_addresses", "trap_addresses")
+SNMP_LIST_MAX = 16
+
+
+def snmp_from_device(raw):
+    return {"enabled": bool(raw.get("enabled")), "listen_addresses": list(raw.get("listen_addresses") or []),
+            "trap_addresses": list(raw.get("trap_addresses") or [])}
+
+
+# ASI-to-IP converter, one per ASI port
+CONVERTERS = "/api/converter"
+CONVERTER_START = "/api/converter/%d/start"
+CONVERTER_STOP = "/api/converter/%d/stop"
+CONVERTER_SETTINGS = ("multicast_address", "multicast_port", "interface", "ttl")
+INTERFACES = ("eth0", "eth1")
+TTL_MAX = 255
+
+
+def converter_from_device(raw):
+    """A ``CONVERTER`` as the module's shape; settings only while running (a stopped
+    converter keeps its last settings, but they are not in effect)."""
+    out = {"asi_port": raw["port"], "running": bool(raw["running"])}
+    if out["running"]:
+        out.update({key: raw[key] for key in CONVERTER_SETTINGS})
+    return out
+
+
+def converter_body(obj):
+    return {key: obj[key] for key in CONVERTER_SETTINGS}
+
+
+# SD card and recording; status and listing are POST queries (reads)
+SDCARD_STATUS = "/api/sdcard/status"
+SDCARD_FILES = "/api/sdcard/files"
+SDCARD_PREPARE = {"init": "/api/sdcard/prepare/init", "format": "/api/sdcard/prepare/format"}
+SDCARD_DOWNLOAD_TOKEN = "/api/sdcard/download_token"
+SDCARD_DOWNLOAD = "/api/sdcard/download"
+SDCARD_DELETE = "/api/sdcard/delete"
+SDCARD_DELETE_ALL = "/api/sdcard/delete/all"
+RECORD_START = "/api/record/start/%d"
+RECORD_STOP = "/api/record/stop/%d"
+#: card statuses in which nothing can be recorded, deleted or downloaded
+CARD_BUSY = ("preparing",)
+
+
+def card_from_device(raw, input_names):
+    """``CARD`` with the recording's input named (``input_names``: id -> name)."""
+    rec = raw.get("recording")
+    if rec:
+        rec = {"input": input_names.get(rec["input_id"], "#%s" % rec["input_id"]), "filename": rec["filename"],
+               "started": rec.get("started"), "duration": rec.get("duration"), "size_mb": rec.get("size")}
+    return {"status": raw["status"], "total_mb": raw.get("total_mb"), "used_mb": raw.get("used_mb"), "recording": rec}
+
+
+def files_from_device(raw):
+    """``POST /sdcard/files`` as a list of {filename, size (bytes), timestamp, recording}."""
+    return [{"filename": f["filename"], "size": f["size"], "timestamp": f.get("timestamp"),
+             "recording": bool(f.get("recording"))} for f in raw.get("files", [])]
+
+
+# statistics and alert logs
+STATISTICS_CURRENT = "/api/statistics/current"
+STATISTICS_ARCHIVE = "/api/statistics/archive"
+STATISTICS_CAS = "/api/statistics/cas"
+INPUT_RESET_STATISTICS = "/api/inputs/%d/reset_stats_alerts"
+INPUT_ALERTS = "/api/inputs/%d/alerts"
+INPUT_IP_ALERTS = "/api/inputs/%d/input_alerts"
+INPUT_ALERTS_CSV = "/api/inputs/%d/alerts/download"
+ALERTS_CSV_FILENAME = "input-%d-alerts.csv"
+ARCHIVE_PERIODS = ("min", "10min", "hour", "day", "total")
+ALERTS_PER_PAGE_MAX = 1000
+ALERTS_PAGES_MAX = 1000
+
+
+def statistics_from_device(stream):
+    """One element of ``transport_streams`` (current statistics), statuses by name."""
+    return {"status": STATUS_NAMES.get(stream.get("status"), stream.get("status")),
+            "bitrate": stream.get("bitrate"), "df": stream.get("df"), "mlr": stream.get("mlr"),
+            "ipat": stream.get("ipat"),
+            "errors": {name: dict(value, status=STATUS_NAMES.get(value.get("status"), value.get("status")))
+                       for name, value in (stream.get("data") or {}).items()},
+            "pids": stream.get("pids", [])}
+
+
+def alerts_query(options, page, per_page):
+    """Body of an alert query (``POST /inputs/{id}/alerts`` and ``/input_alerts``)."""
+    body = {"period": options.get("period") or "total", "page": page, "perPage": per_page}
+    for key, field in (("time", "time"), ("error_names", "error_code"), ("pid", "pid")):
+        if options.get(key) is not None:
+            body[field] = options[key]
+    return body
+
+
+# stream data, metrics and system information (read by ts_info)
+INPUT_PIDS = "/api/inputs/%d/pids"
+INPUT_TABLES = "/api/inputs/%d/tables"
+INPUT_EPG = "/api/inputs/%d/epg"
+INPUT_EPG_PARAMETERS = "/api/inputs/%d/epg/parameters"
+RF_METRICS = "/api/inputs/rf_metrics"
+METRIC_RANGES = "/api/inputs/metrics/ranges"
+METRICS = "/api/inputs/metrics"
+INPUT_METRICS = "/api/inputs/%d/metrics"
+EIT_TYPES = ("eit", "eit_other", "eit_sched", "eit_sched_other")
+SYSTEM_WARNINGS = "/api/system/warnings"
+SYSTEM_LOG = "/api/system/log"
+
+
+def metrics_query(options):
+    """Query string of ``GET /inputs/metrics`` and ``/inputs/{id}/metrics``."""
+    query = {"rangeId": options.get("range_id") or 1}
+    for key, field in (("from_time", "fromTime"), ("to_time", "toTime"), ("pid", "pid")):
+        if options.get(key) is not None:
+            query[field] = options[key]
+    return query
+
+
+# -- system: what the device_* modules read and write ----------------------------------
+# Each function maps the analyzer's system endpoints to the device-neutral shapes of
+# system.py, so that module code never sees a path.
+
+KIND = "ts_analyzer"
+ALIVE = "/api/system/alive"
+STATUS = "/api/system/status"
+DEVICE_INFO = "/api/system/device"
+NETWORK = "/api/system/network"
+HOSTNAME = "/api/system/hostname"
+DATETIME = "/api/system/datetime"
+TIMEZONE = "/api/system/timezone"
+TIMEZONE_LIST = "/api/system/timezone/list"
+LOG_SETTINGS = "/api/system/log/settings"
+PASSWORD = "/api/user/password"
+REBOOT = "/api/system/reboot"
+FACTORY_RESET = "/api/system/factory_reset"
+UPGRADE = "/api/system/upgrade"
+#: timezones are IANA names, validated against the device's own list
+TIMEZONE_KIND = "name"
+#: the remote syslog target has a port
+SYSLOG_PORT = True
+NETWORK_KEYS = ("dhcp", "address", "netmask", "gateway", "dns")
+
+
+def read_network(client):
+    raw = client.get(NETWORK)
+    out = {key: raw.get(key) for key in NETWORK_KEYS}
+    # the saved hostname waits for a reboot like the rest of the saved settings
+    out["hostname"] = raw.get("pending_hostname") or raw.get("hostname")
+    return out
+
+
+def write_network(client, before, after):
+    if any(before.get(k) != after.get(k) for k in NETWORK_KEYS):
+        client.post(NETWORK, {key: after[key] for key in NETWORK_KEYS if after.get(key) is not None})
+    if before.get("hostname") != after.get("hostname"):
+        client.post(HOSTNAME, {"hostname": after["hostname"]})
+
+
+def read_firmware_version(client):
+    return client.get(DEVICE_INFO)["firmware_version"]
+
+
+def read_reboot_needed(client):
+    return bool(client.get(STATUS).get("reboot_needed"))
+
+
+def read_time(client):
+    clock = client.get(DATETIME)
+    return {"ntp": clock["enable_ntp"], "ntp_servers": clock.get("ntp_servers", []),
+            "timezone": client.get(TIMEZONE)["timezone"], "datetime": clock.get("datetime")}
+
+
+def timezones(client):
+    return client.get(TIMEZONE_LIST)["timezones"]
+
+
+def write_time(client, before, after, set_clock):
+    if (before["ntp"], before["ntp_servers"]) != (after["ntp"], after["ntp_servers"]) or set_clock:
+        body = {"enable_ntp": after["ntp"], "ntp_servers": after["ntp_servers"]}
+        if set_clock:
+            body["datetime"] = after["datetime"]
+        client.post(DATETIME, body)
+    if before["timezone"] != after["timezone"]:
+        client.post(TIMEZONE, {"timezone": after["timezone"]})
+
+
+def read_logging(client):
+    raw = client.get(LOG_SETTINGS)
+    return {"level": raw["level"], "remote_syslog": dict(raw["remote_syslog"])}
+
+
+def write_logging(client, after):
+    client.post(LOG_SETTINGS, {"level": after["level"], "remote_syslog": after["remote_syslog"]})
+
+
+def set_password(client, role, password):
+    client.post(PASSWORD, {"role": role, "password": password})

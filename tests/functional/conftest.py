@@ -54,10 +54,11 @@ class Play:
         out.mkdir()
         inventory = self.workdir / ("inventory-%d.yml" % self.runs)
         self.sim.write_inventory(str(inventory))
-        wrapped = []
+        wrapped, names = [], []
         for index, task in enumerate(tasks):
-            wrapped.append(dict(task, register="result_%d" % index, ignore_errors=True))
-        results = "{{ {%s} | to_json }}" % ", ".join("'%d': result_%d" % (i, i) for i in range(len(tasks)))
+            names.append(task.get("register", "result_%d" % index))  # a task's own name is kept
+            wrapped.append(dict(task, register=names[-1], ignore_errors=True))
+        results = "{{ {%s} | to_json }}" % ", ".join("'%d': %s" % (i, name) for i, name in enumerate(names))
         wrapped.append({
             "name": "Save results",
             "ansible.builtin.copy": {"content": results, "dest": "%s/{{ inventory_hostname }}.json" % out},

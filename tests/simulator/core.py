@@ -321,15 +321,20 @@ class Device:
         return _json({"faults": self.faults.describe()})
 
     async def _sim_reset(self, request):
-        self.reset()
+        await self.reset()
         return _json({})
 
-    def reset(self):
-        """Back to factory state at once (no reboot gap), request log and faults cleared."""
+    async def reset(self):
+        """Back to factory state at once (no reboot gap): at its home address, request log
+        and faults cleared."""
         self.state = self._fresh_state()
         self.requests = []
         self.faults.replace([])
         self.save()
+        if self.address != self.home_address and not self.down:
+            await self._site.stop()
+            self.address = self.home_address
+            await self._listen()
 
     def writes(self):
         """Requests that changed or could have changed something (write and action kinds)."""
@@ -413,6 +418,16 @@ class Device:
 
     def on_boot(self):
         """Hook for models: what a fresh boot resets (busy tuners, running captures...)."""
+
+    async def power_cycle(self):
+        """An operator power-cycles a unit that never came back: faults cleared, it boots."""
+        self.faults.replace([])
+        if self.down:
+            self.address = self.next_address()
+            self.booted_at = time.time()
+            self.on_boot()
+            await self._listen()
+            self.down = False
 
     # -- system log (same shape on both devices) ----------------------------------------
     LOG_KEEP = 1000

@@ -194,9 +194,7 @@ def test_reboot_gap_fault_and_never_return(fleet):
     assert wait_alive(api, up=False, limit=2)
     assert not wait_alive(api, up=True, limit=1.5)
     # bring it back for the other tests: an operator power-cycles it
-    fleet.call(api.device.faults.replace, [])
-    fleet.call(api.device._listen)
-    api.device.down = False
+    fleet.call(api.device.power_cycle)
     assert wait_alive(api, up=True, limit=2)
 
 

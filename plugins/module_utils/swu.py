@@ -1,0 +1,90 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Firmware bundles (.swu): read the version on the controller, upload without loading
+the bundle into memory.
+
+A bundle is a newc cpio archive whose first member is ``sw-description`` (libconfig text
+with ``version = "X";``). Only that member is read to learn the version.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+
+HEADER = 110
+MAGICS = (b"070701", b"070702")
+DESCRIPTION = "sw-description"
+MAX_DESCRIPTION = 1024 * 1024
+VERSION_RE = re.compile(rb'\bversion\s*=\s*"([^"]+)"')
+
+
+class BundleError(ValueError):
+    """The file is not a bundle whose version can be read; the message says why."""
+
+
+def read_version(path):
+    """The software version a bundle's ``sw-description`` carries."""
+    with open(path, "rb") as handle:
+        header = handle.read(HEADER)
+        if len(header) < HEADER or header[:6] not in MAGICS:
+            raise BundleError("%s is not a .swu bundle (no newc cpio header)" % path)
+        try:
+            size, namesize = int(header[54:62], 16), int(header[94:102], 16)
+        except ValueError:
+            raise BundleError("%s has a corrupt cpio header" % path) from None
+        name = handle.read(namesize)[:-1].decode("utf-8", "replace")
+        if name != DESCRIPTION:
+            raise BundleError("the first member of %s is %r, not sw-description" % (path, name))
+        if size > MAX_DESCRIPTION:
+            raise BundleError("sw-description of %s is implausibly large (%d bytes)" % (path, size))
+        handle.read((4 - (HEADER + namesize) % 4) % 4)
+        match = VERSION_RE.search(handle.read(size))
+    if not match:
+        raise BundleError("sw-description of %s carries no version" % path)
+    return match.group(1).decode("utf-8", "replace")
+
+
+class MultipartFile:
+    """A ``multipart/form-data`` body of one file field, read from disk piece by piece.
+
+    requests sends it with a Content-Length (from ``len``) and reads it in blocks, so a
+    bundle of any size costs a few kilobytes of memory.
+    """
+
+    def __init__(self, path, field="file"):
+        boundary = uuid.uuid4().hex
+        self.content_type = "multipart/form-data; boundary=%s" % boundary
+        name = os.path.basename(path).replace('"', "")
+        self._head = ('--%s\r\nContent-Disposition: form-data; name="%s"; filename="%s"\r\n'
+                      'Content-Type: application/octet-stream\r\n\r\n' % (boundary, field, name)).encode()
+        self._tail = ("\r\n--%s--\r\n" % boundary).encode()
+        self._path = path
+        self.len = len(self._head) + os.path.getsize(path) + len(self._tail)
+        self._handle = None
+        self._stage = 0
+
+    def seek(self, offset):
+        """Start over (only offset 0 is meaningful: a retried upload)."""
+        if self._handle is not None:
+            self._handle.close()
+        self._handle = None
+        self._stage = offset
+
+    def read(self, size=-1):
+        if size is None or size < 0:
+            size = 64 * 1024
+        if self._stage == 0:
+            self._stage = 1
+            self._handle = open(self._path, "rb")  # pylint: disable=consider-using-with
+            return self._head
+        if self._stage == 1:
+            chunk = self._handle.read(size)
+            if chunk:
+                return chunk
+            self._handle.close()
+            self._stage = 2
+            return self._tail
+        return b""

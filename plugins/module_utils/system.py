@@ -1,0 +1,293 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What both devices have (network, time, logging, passwords, reboot, firmware), in one
+device-neutral shape. The device files (ts_device, fm_device) hold the paths and map
+their shapes to these; this file holds the logic, the same for both."""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+import re
+import time
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import swu
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import REFUSED, UNREACHABLE, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, reconcile_settings, strip_unset
+from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
+
+HOSTNAME_RE = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+POLL = 0.25
+
+
+# -- waiting ---------------------------------------------------------------------------
+def uptime(client, device):
+    answer = client.try_get(device.ALIVE, timeout=client.timeout)
+    return answer.get("system_uptime") if answer else None
+
+
+def wait_for_boot(client, device, timeout, uptime_before, sleep=time.sleep, clock=time.monotonic):
+    """Wait until the device has gone away and answers again, or reports a smaller uptime
+    than before the reboot; returns the seconds waited. Bounded by ``timeout``."""
+    started = clock()
+    deadline = started + timeout
+    seen_down = False
+    while True:
+        answer = client.try_get(device.ALIVE, timeout=max(0.5, min(2.0, deadline - clock())))
+        if answer is None:
+            seen_down = True
+        elif seen_down or (uptime_before is not None and answer.get("system_uptime", uptime_before) < uptime_before):
+            return round(clock() - started, 2)
+        if clock() + POLL > deadline:
+            raise DeviceError(UNREACHABLE, "the device did not come back at %s within %d s after the reboot "
+                                           "(waited for GET %s to answer)" % (client.base_url, timeout, device.ALIVE))
+        sleep(POLL)
+
+
+def reboot(client, device, timeout, wait_client=None):
+    """Reboot and wait (bounded) until the device answers, at ``wait_client``'s address if
+    given; returns the seconds waited."""
+    before = uptime(client, device)
+    client.post(device.REBOOT)
+    return wait_for_boot(wait_client or client, device, timeout, before)
+
+
+# -- network ---------------------------------------------------------------------------
+NETWORK_OPTIONS = ("dhcp", "address", "netmask", "gateway", "dns", "hostname")
+
+
+def check_network(params):
+    """Problems with the network options alone (before any request)."""
+    check = Checker()
+    if params.get("dhcp") and params.get("address"):
+        check.fail("address", "not with dhcp=true: DHCP assigns the address; leave address out or set dhcp=false")
+    for key in ("address", "gateway"):
+        if params.get(key):
+            check.ipv4(key, params[key])
+    for index, server in enumerate(params.get("dns") or []):
+        check.ipv4("dns[%d]" % index, server)
+    if params.get("netmask"):
+        try:
+            ipaddress.IPv4Network("0.0.0.0/%s" % params["netmask"])
+        except ValueError:
+            check.fail("netmask", "must be a contiguous IPv4 netmask such as 255.255.255.0, got %r" % params["netmask"])
+    if params.get("hostname") is not None and not HOSTNAME_RE.match(params["hostname"]):
+        check.fail("hostname", "must be 1 to 63 letters, digits or hyphens, not starting or ending with a hyphen")
+    return check.problems
+
+
+def check_reachable(after):
+    """Problems with the resulting static settings that would strand the device."""
+    if after.get("dhcp"):
+        return []
+    try:
+        network = ipaddress.IPv4Interface("%s/%s" % (after["address"], after["netmask"])).network
+        address = ipaddress.IPv4Address(after["address"])
+    except (ValueError, TypeError):
+        return ["address/netmask: %s/%s is not a valid static address" % (after.get("address"), after.get("netmask"))]
+    problems = []
+    if network.prefixlen < 31 and address in (network.network_address, network.broadcast_address):
+        problems.append("address: %s is the network or broadcast address of %s" % (address, network))
+    gateway = after.get("gateway")
+    if gateway:
+        if ipaddress.IPv4Address(gateway) not in network:
+            problems.append("gateway: %s is outside the device's subnet %s; the device could not reach it"
+                            % (gateway, network))
+        elif gateway == after["address"]:
+            problems.append("gateway: must not be the device's own address %s" % gateway)
+    return problems
+
+
+def manage_network(module):
+    params, client, device = module.params, module.client, module.device
+    desired = {key: params.get(key) for key in NETWORK_OPTIONS}
+    problems = check_network(desired)
+    if problems:
+        raise InputError(problems)
+    current = device.read_network(client)
+    if desired.get("dhcp") is False and not desired.get("address") and current.get("dhcp"):
+        raise InputError(["address: required to leave DHCP (dhcp=false) for a static address"])
+    after = dict(current, **strip_unset(desired))
+    problems = check_reachable(after)
+    if problems:
+        raise InputError(problems)
+    result = reconcile_settings(current, desired, lambda wanted: device.write_network(client, current, wanted),
+                                module.check_mode)
+    pending = result["changed"] or device.read_reboot_needed(client)
+    result.update(reboot_needed=pending, rebooted=False, elapsed=0, host=params["host"])
+    if params.get("reboot") and pending:
+        # Where the device answers after the reboot: its static address, or (DHCP) wait_host.
+        target = params.get("wait_host") or (params["host"] if after.get("dhcp") else after["address"])
+        result.update(changed=True, host=target)
+        if not module.check_mode:
+            result["elapsed"] = reboot(client, device, params["reboot_timeout"], client.at(target))
+            result.update(rebooted=True, reboot_needed=False)
+    return result
+
+
+# -- time ------------------------------------------------------------------------------
+def parse_time(value, where):
+    if value == "now":
+        return datetime.datetime.now(datetime.timezone.utc)
+    try:
+        moment = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(["%s: must be an ISO 8601 date and time or 'now', got %r" % (where, value)]) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
+
+
+def timezone_value(device, value):
+    """The device's form of a timezone: an IANA name, or a whole-hour UTC offset."""
+    if value is None or device.TIMEZONE_KIND == "name":
+        return value
+    try:
+        offset = int(str(value).replace("UTC", "").strip() or "0")
+    except ValueError:
+        raise InputError(["timezone: this device takes a UTC offset in whole hours (e.g. 2 or -5), got %r" % value]) from None
+    low, high = device.TIMEZONE_RANGE
+    if not low <= offset <= high:
+        raise InputError(["timezone: UTC offset must be between %d and %d, got %d" % (low, high, offset)])
+    return offset
+
+
+def manage_time(module):
+    params, client, device = module.params, module.client, module.device
+    if params.get("ntp") and params.get("datetime"):
+        raise InputError(["datetime: only with ntp=false (with NTP on, the device sets its own clock)"])
+    target = parse_time(params["datetime"], "datetime") if params.get("datetime") else None
+    desired = {"ntp": params.get("ntp"), "ntp_servers": params.get("ntp_servers"),
+               "timezone": timezone_value(device, params.get("timezone"))}
+    current = device.read_time(client)
+    read_at = datetime.datetime.now(datetime.timezone.utc)
+    if desired["timezone"] is not None and device.TIMEZONE_KIND == "name":
+        known = device.timezones(client)
+        if desired["timezone"] not in known:
+            raise InputError(["timezone: the device does not know %r (see its list, e.g. Europe/Berlin, UTC)"
+                              % desired["timezone"]])
+    if (desired["ntp"] if desired["ntp"] is not None else current["ntp"]) and not (
+            desired["ntp_servers"] if desired["ntp_servers"] is not None else current["ntp_servers"]):
+        raise InputError(["ntp_servers: at least one server is needed with ntp=true"])
+    drift = None
+    if target is not None:
+        drift = round(abs((parse_time(current["datetime"], "device datetime") - target).total_seconds()), 1)
+    set_clock = drift is not None and drift > params["max_clock_drift"]
+    compared = {k: current[k] for k in ("ntp", "ntp_servers", "timezone")}
+    # Plan only (check_mode=True): the clock may add a change, and the device writes both at once.
+    result = reconcile_settings(compared, desired, lambda after: None, True)
+    after = dict(current, **result["after"])
+    if set_clock:
+        after["datetime"] = (target + (datetime.datetime.now(datetime.timezone.utc) - read_at)).isoformat()
+        result["changed"] = True
+        result["diff"]["before"] = dict(result["before"], datetime=current["datetime"])
+        result["diff"]["after"] = dict(result["after"], datetime=after["datetime"])
+    if result["changed"] and not module.check_mode:
+        device.write_time(client, current, after, set_clock)
+    result["clock_drift"] = drift
+    return result
+
+
+# -- logging ---------------------------------------------------------------------------
+def manage_logging(module):
+    params, client, device = module.params, module.client, module.device
+    syslog = strip_unset(params.get("remote_syslog") or {})
+    check = Checker()
+    if "port" in syslog:
+        if not device.SYSLOG_PORT:
+            check.fail("remote_syslog.port", "this device (%s) forwards to a fixed port; leave port out" % device.KIND)
+        else:
+            check.port("remote_syslog.port", syslog["port"])
+    if syslog.get("enabled") and syslog.get("server") == "":
+        check.fail("remote_syslog.server", "required when remote_syslog.enabled is true")
+    if check.problems:
+        raise InputError(check.problems)
+    desired = {"level": params.get("level"), "remote_syslog": syslog or None}
+    current = device.read_logging(client)
+    result = reconcile_settings(current, desired, lambda after: device.write_logging(client, after), module.check_mode)
+    if result["after"]["remote_syslog"].get("enabled") and not result["after"]["remote_syslog"].get("server"):
+        raise InputError(["remote_syslog.server: required when remote_syslog.enabled is true"])
+    result["reboot_needed"] = result["changed"] or device.read_reboot_needed(client)
+    return result
+
+
+# -- passwords -------------------------------------------------------------------------
+def logs_in(client, role, password):
+    """Whether ``role`` logs in with ``password`` (one login request, nothing written)."""
+    try:
+        client.as_role(role, password).login()
+    except DeviceError as err:
+        if err.kind == "credentials":
+            return False
+        raise
+    return True
+
+
+def manage_password(module):
+    params, client, device = module.params, module.client, module.device
+    role, password = params["target_role"], params["new_password"]
+    if logs_in(client, role, password):
+        return {"changed": False, "target_role": role}
+    if not module.check_mode:
+        device.set_password(client, role, password)
+        if not logs_in(client, role, password):
+            raise DeviceError(REFUSED, "the device accepted the new %s password but does not log in with it" % role)
+    return {"changed": True, "target_role": role}
+
+
+# -- reboot and factory reset ----------------------------------------------------------
+def manage_reboot(module):
+    params, client, device = module.params, module.client, module.device
+    factory = params["state"] == "factory_reset"
+    if factory and not params["confirm"]:
+        raise InputError(["confirm: must be true to factory-reset the device (it erases its configuration, "
+                          "passwords and address)"])
+    if params["only_if_needed"] and not factory and not device.read_reboot_needed(client):
+        return {"changed": False, "rebooted": False, "elapsed": 0, "host": params["host"]}
+    host = params.get("factory_host") if factory and params.get("factory_host") else params["host"]
+    result = {"changed": True, "rebooted": False, "elapsed": 0, "host": host}
+    if module.check_mode:
+        return result
+    before = uptime(client, device)
+    client.post(device.FACTORY_RESET if factory else device.REBOOT)
+    result["rebooted"] = True
+    if params["wait"]:
+        result["elapsed"] = wait_for_boot(client.at(host), device, params["timeout"], before)
+    return result
+
+
+# -- firmware --------------------------------------------------------------------------
+def manage_firmware(module):
+    params, client, device = module.params, module.client, module.device
+    try:
+        version = swu.read_version(params["path"])
+    except (OSError, swu.BundleError) as err:
+        raise InputError(["path: %s" % err]) from None
+    previous = device.read_firmware_version(client)
+    result = {"changed": previous != version, "previous_version": previous, "current_version": previous,
+              "bundle_version": version, "elapsed": 0}
+    if not result["changed"]:
+        result["msg"] = "firmware %s is already installed" % version
+        return result
+    result["diff"] = {"before": {"firmware_version": previous}, "after": {"firmware_version": version}}
+    if module.check_mode:
+        result["msg"] = "would upgrade from %s to %s" % (previous, version)
+        return result
+    before = uptime(client, device)
+    body = swu.MultipartFile(params["path"])
+    started = time.monotonic()
+    try:
+        client.request("POST", device.UPGRADE, data=body, headers={"Content-Type": body.content_type},
+                       idempotent=False, timeout=params["upload_timeout"])
+    except DeviceError as err:
+        if err.kind == REFUSED:
+            err.message = "the device refused the bundle %s (version %s); nothing was installed" % (
+                params["path"], version)
+        raise
+    wait_for_boot(client, device, params["timeout"], before)
+    result["elapsed"] = round(time.monotonic() - started, 2)
+    result["current_version"] = device.read_firmware_version(client)
+    if result["current_version"] != version:
+        raise DeviceError(REFUSED, "after the upgrade the device reports firmware %s, expected %s"
+                          % (result["current_version"], version))
+    result["msg"] = "upgraded from %s to %s" % (previous, version)
+    return result

@@ -1,0 +1,101 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: device_firmware
+short_description: Install a firmware bundle on an analyzer or FM monitor
+version_added: 0.1.0
+description:
+  - Installs a signed C(.swu) firmware bundle when the device runs another version.
+  - The bundle's version is read on the controller from its C(sw-description); nothing is uploaded when the
+    device already reports that version.
+  - Otherwise the bundle is uploaded (streamed from disk, never read into memory whole), the module waits for
+    the device's reboot within O(timeout), and checks that the device reports the new version.
+  - A bundle the device refuses (unsigned, altered) fails with the device's reason; the device keeps its firmware.
+author:
+  - Broadcast Monitoring Team (@broadcast-monitoring)
+extends_documentation_fragment:
+  - broadcast.monitoring.connection
+  - broadcast.monitoring.connection.DEVICE_TYPE
+  - broadcast.monitoring.attributes
+  - broadcast.monitoring.attributes.DEVICE
+options:
+  path:
+    description: Path of the C(.swu) bundle on the controller.
+    type: path
+    required: true
+  timeout:
+    description: Seconds to wait for the device to come back after the upgrade reboot.
+    type: int
+    default: 600
+  upload_timeout:
+    description: Seconds the upload (and the device's check of the bundle) may take.
+    type: int
+    default: 300
+notes:
+  - In check mode the module reads both versions and reports C(would upgrade from X to Y) without uploading.
+"""
+
+EXAMPLES = r"""
+- name: Upgrade when the device runs another version
+  broadcast.monitoring.device_firmware:
+    host: "{{ ansible_host }}"
+    port: "{{ device_port | default(80) }}"
+    password: "{{ ts_admin_password }}"
+    device_type: "{{ device_type }}"
+    path: "{{ firmware_bundle }}"
+    timeout: 300
+  register: upgrade
+
+- name: Show what happened
+  ansible.builtin.debug:
+    msg: "{{ upgrade.previous_version }} -> {{ upgrade.current_version }} in {{ upgrade.elapsed }} s"
+"""
+
+RETURN = r"""
+previous_version:
+  description: Firmware version before the module ran.
+  returned: success
+  type: str
+  sample: 1.0.0
+current_version:
+  description: Firmware version the device reports after the module ran (unchanged in check mode).
+  returned: success
+  type: str
+  sample: 2.4.1
+bundle_version:
+  description: Version carried by the bundle.
+  returned: success
+  type: str
+elapsed:
+  description: Seconds from the start of the upload until the device answered again.
+  returned: success
+  type: float
+msg:
+  description: What was done, or would be done in check mode.
+  returned: success
+  type: str
+  sample: would upgrade from 1.0.0 to 2.4.1
+"""
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils.system import manage_firmware
+
+ARGUMENT_SPEC = dict(
+    path=dict(type="path", required=True),
+    timeout=dict(type="int", default=600),
+    upload_timeout=dict(type="int", default=300),
+)
+
+
+def main():
+    module = DeviceModule(ARGUMENT_SPEC)
+    module.run(lambda: manage_firmware(module))
+
+
+if __name__ == "__main__":
+    main()

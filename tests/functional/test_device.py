@@ -1,0 +1,255 @@
+"""device_* modules end to end, on both device types, against the simulated fleet."""
+
+import pytest
+import requests
+
+from tests.simulator import swu
+
+from .conftest import EXAMPLE_VARS, connection, module_examples
+
+BOTH = ["ts-001", "fm-001"]
+
+
+@pytest.fixture
+def fresh(sim):
+    """A factory-fresh device by name; its request log starts empty."""
+    def reset(name):
+        device = sim.fleet.by_name(name)
+        sim.call(device.power_cycle)
+        sim.call(device.reset)
+        return device
+    return reset
+
+
+def task(module, device, **options):
+    return {"name": module, "broadcast.monitoring.%s" % module: dict(connection(device), **options)}
+
+
+def writes(sim, device):
+    return sim.call(device.writes)
+
+
+def api_get(device, path, password="admin"):
+    login = "/api" + device.login_path
+    token = requests.post(device.base_url + login, json={"role": "admin", "password": password}, timeout=5).json()["token"]
+    return requests.get(device.base_url + "/api" + path, headers={"Authorization": "Bearer " + token}, timeout=5).json()
+
+
+def firmware_version(device):
+    if device.kind == "ts_analyzer":
+        return api_get(device, "/system/device")["firmware_version"]
+    return api_get(device, "/status")["versions"]["package_ver"]
+
+
+# -- device_type ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", BOTH)
+def test_device_type_is_detected_with_one_request(play, sim, fresh, name):
+    device = fresh(name)
+    result = play.run([task("device_logging", device, level="warning")], name)[0]
+    assert result.get("failed") is not True, result
+    assert result["changed"] is True
+    probes = [r for r in sim.call(lambda: list(device.requests)) if r["status"] in (401, 404) and r["kind"] != "login"]
+    assert len(probes) <= 1
+
+
+# -- network --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", BOTH)
+def test_network_settings_wait_for_reboot_and_are_idempotent(play, sim, fresh, name):
+    device = fresh(name)
+    settings = dict(address=device.address, netmask="255.0.0.0", gateway="127.0.0.1", dns=["127.0.0.53"],
+                    hostname="site-a-%s" % device.kind.replace("_", "-"))
+    checked = play.run([task("device_network", device, **settings)], name, check=True, diff=True)[0]
+    assert writes(sim, device) == []
+    assert checked["changed"] is True and checked["diff"]["after"]["dns"] == ["127.0.0.53"]
+    out = play.run([task("device_network", device, **settings), task("device_network", device, **settings)],
+                   name, diff=True)
+    assert out[0]["changed"] is True and out[0]["reboot_needed"] is True
+    assert out[0]["diff"] == checked["diff"]
+    assert out[1]["changed"] is False and out[1]["reboot_needed"] is True
+    assert len(writes(sim, device)) == 2  # address settings and hostname, once
+
+
+@pytest.mark.parametrize("name", BOTH)
+def test_readdress_with_reboot_and_continue_at_the_new_address(play, sim, fresh, name):
+    device = fresh(name)
+    old = device.address
+    new = old.rsplit(".", 1)[0] + ".77"
+    tasks = [
+        task("device_network", device, address=new, netmask="255.0.0.0", gateway="127.0.0.1", reboot=True,
+             reboot_timeout=30),
+        {"name": "continue there", "ansible.builtin.set_fact": {"ansible_host": "{{ result_0.host }}"}},
+        dict(task("device_network", device, address=new, netmask="255.0.0.0", gateway="127.0.0.1"),
+             **{"broadcast.monitoring.device_network": dict(connection(device), host="{{ ansible_host }}",
+                                                            address=new, netmask="255.0.0.0", gateway="127.0.0.1")}),
+    ]
+    out = play.run(tasks, name)
+    assert out[0].get("failed") is not True, out[0]
+    assert out[0]["rebooted"] is True and out[0]["host"] == new and out[0]["elapsed"] > 0
+    assert out[0]["reboot_needed"] is False
+    assert out[2]["changed"] is False and out[2]["reboot_needed"] is False
+    assert device.address == new
+    with pytest.raises(requests.ConnectionError):
+        requests.get("http://%s:%d/api/system/alive" % (old, device.port), timeout=1)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"address": "10.0.0.5", "netmask": "255.255.255.0", "gateway": "10.0.1.1"}, "gateway: 10.0.1.1 is outside"),
+    ({"dhcp": True, "address": "10.0.0.5"}, "address: not with dhcp=true"),
+    ({"address": "10.0.0.0", "netmask": "255.255.255.0", "gateway": "10.0.0.1"}, "network or broadcast address"),
+    ({"netmask": "255.0.255.0"}, "netmask: must be a contiguous IPv4 netmask"),
+    ({"address": "10.0.0.300"}, "address: must be an IPv4 address"),
+    ({"dns": ["8.8.8.8", "dns.example"]}, "dns[1]: must be an IPv4 address"),
+    ({"hostname": "-bad-"}, "hostname: must be 1 to 63 letters"),
+])
+def test_network_settings_that_would_strand_the_device_are_refused(play, sim, fresh, options, message):
+    device = fresh("ts-002")
+    result = play.run([task("device_network", device, **options)], device.name)[0]
+    assert result["failed"] is True and message in result["msg"], result["msg"]
+    assert writes(sim, device) == []
+
+
+# -- firmware -------------------------------------------------------------------------------
+
+@pytest.fixture
+def bundles(tmp_path):
+    paths = {}
+    for label, extra in (("good", {}), ("unsigned", {"unsigned": True}), ("tampered", {"tamper": True})):
+        paths[label] = tmp_path / ("%s.swu" % label)
+        paths[label].write_bytes(swu.build("2.4.1", **extra))
+    return {k: str(v) for k, v in paths.items()}
+
+
+@pytest.mark.parametrize("name", BOTH)
+def test_firmware_upgrade_verified_then_nothing_to_do(play, sim, fresh, bundles, name):
+    device = fresh(name)
+    checked = play.run([task("device_firmware", device, path=bundles["good"])], name, check=True)[0]
+    assert checked["msg"] == "would upgrade from 1.0.0 to 2.4.1" and checked["changed"] is True
+    assert writes(sim, device) == []
+    out = play.run([task("device_firmware", device, path=bundles["good"], timeout=30),
+                    task("device_firmware", device, path=bundles["good"], timeout=30)], name)
+    assert out[0].get("failed") is not True, out[0]
+    assert (out[0]["previous_version"], out[0]["current_version"]) == ("1.0.0", "2.4.1")
+    assert out[0]["elapsed"] > 0
+    assert out[1]["changed"] is False and out[1]["msg"] == "firmware 2.4.1 is already installed"
+    uploads = [w for w in writes(sim, device) if w["path"] == "/api/system/upgrade"]
+    assert len(uploads) == 1
+    assert firmware_version(device) == "2.4.1"
+
+
+@pytest.mark.parametrize("label, reason", [("unsigned", "not signed"), ("tampered", "altered bundle")])
+def test_firmware_refused_bundle_leaves_the_device_unchanged(play, sim, fresh, bundles, label, reason):
+    device = fresh("fm-002")
+    result = play.run([task("device_firmware", device, path=bundles[label], timeout=10)], device.name)[0]
+    assert result["failed"] is True
+    assert "the device refused the bundle" in result["msg"] and reason in result["msg"]
+    assert firmware_version(device) == "1.0.0"
+
+
+def test_firmware_device_that_never_returns_fails_within_the_timeout(play, sim, fresh, bundles):
+    device = fresh("ts-002")
+    sim.call(device.faults.add, {"kind": "never_return"})
+    result = play.run([task("device_firmware", device, path=bundles["good"], timeout=3)], device.name)[0]
+    sim.call(device.power_cycle)
+    assert result["failed"] is True
+    assert "did not come back" in result["msg"] and "within 3 s" in result["msg"]
+
+
+def test_firmware_bad_path_fails_before_any_request(play, sim, fresh, tmp_path):
+    device = fresh("ts-002")
+    junk = tmp_path / "junk.swu"
+    junk.write_bytes(b"not a bundle at all")
+    result = play.run([task("device_firmware", device, path=str(junk))], device.name)[0]
+    assert result["failed"] is True and "path: " in result["msg"] and "no newc cpio header" in result["msg"]
+    assert sim.call(lambda: list(device.requests)) == []
+
+
+# -- time and logging -------------------------------------------------------------------------
+
+def test_time_on_both_devices(play, sim, fresh):
+    ts, fm = fresh("ts-001"), fresh("fm-001")
+    ts_time = dict(ntp=True, ntp_servers=["0.pool.ntp.org", "1.pool.ntp.org"], timezone="Europe/Berlin")
+    out = play.run([task("device_time", ts, **ts_time), task("device_time", ts, **ts_time),
+                    task("device_time", ts, timezone="Mars/Olympus")], ts.name)
+    assert [r.get("changed") for r in out.results[:2]] == [True, False]
+    assert "timezone: the device does not know 'Mars/Olympus'" in out[2]["msg"]
+    assert api_get(ts, "/system/timezone") == {"timezone": "Europe/Berlin"}
+    fm_time = dict(ntp=False, timezone="2", datetime="now")
+    checked = play.run([task("device_time", fm, **fm_time)], fm.name, check=True)[0]
+    assert writes(sim, fm) == [] and checked["changed"] is True
+    out = play.run([task("device_time", fm, **fm_time), task("device_time", fm, **fm_time),
+                    task("device_time", fm, timezone="Europe/Berlin"), task("device_time", fm, ntp=True, datetime="now")],
+                   fm.name)
+    assert [r.get("changed") for r in out.results[:2]] == [True, False]
+    assert out[1]["clock_drift"] <= 5
+    assert "timezone: this device takes a UTC offset in whole hours" in out[2]["msg"]
+    assert "datetime: only with ntp=false" in out[3]["msg"]
+    assert api_get(fm, "/conf/datetime")["timezone"] == 2
+
+
+def test_logging_on_both_devices(play, sim, fresh):
+    ts, fm = fresh("ts-001"), fresh("fm-001")
+    wanted = dict(level="warning", remote_syslog={"enabled": True, "server": "192.0.2.10"})
+    out = play.run([task("device_logging", ts, **dict(wanted, remote_syslog=dict(wanted["remote_syslog"], port=1514))),
+                    task("device_logging", ts, **wanted)], ts.name, diff=True)
+    assert out[0]["changed"] is True and out[0]["reboot_needed"] is True
+    assert out[0]["diff"]["after"]["remote_syslog"] == {"enabled": True, "server": "192.0.2.10", "port": 1514}
+    assert out[1]["changed"] is False
+    out = play.run([task("device_logging", fm, **wanted), task("device_logging", fm, **wanted),
+                    task("device_logging", fm, remote_syslog={"port": 514})], fm.name)
+    assert [r.get("changed") for r in out.results[:2]] == [True, False]
+    assert "remote_syslog.port: this device (fm_monitor) forwards to a fixed port" in out[2]["msg"]
+    assert api_get(fm, "/conf/log") == {"level": "warning", "enable_rsyslog": True, "rsyslog_server": "192.0.2.10"}
+
+
+# -- passwords and reboot ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", BOTH)
+def test_password_is_idempotent_and_never_shown(play, sim, fresh, name):
+    device = fresh(name)
+    secret = "Fleet-pw-%s" % name
+    set_it = task("device_password", device, target_role="user", new_password=secret)
+    checked = play.run([set_it], name, check=True)[0]
+    assert checked["changed"] is True and writes(sim, device) == []
+    out = play.run([set_it, set_it], name, verbosity=3)
+    assert [r["changed"] for r in out.results] == [True, False]
+    assert len(writes(sim, device)) == 1
+    assert secret not in out.output
+    assert requests.post(device.base_url + "/api" + device.login_path,
+                         json={"role": "user", "password": secret}, timeout=5).status_code == 200
+
+
+@pytest.mark.parametrize("name", BOTH)
+def test_reboot_and_factory_reset(play, sim, fresh, name):
+    device = fresh(name)
+    out = play.run([
+        task("device_reboot", device, only_if_needed=True),
+        task("device_reboot", device, timeout=30),
+        task("device_reboot", device, state="factory_reset"),
+        task("device_password", device, target_role="admin", new_password="changed-pw"),
+        dict(task("device_reboot", device), **{"broadcast.monitoring.device_reboot": dict(
+            connection(device, password="changed-pw"), state="factory_reset", confirm=True, timeout=30)}),
+        task("device_password", device, target_role="admin", new_password="admin"),
+    ], name)
+    assert out[0]["changed"] is False and out[0]["rebooted"] is False
+    assert out[1]["changed"] is True and out[1]["rebooted"] is True and out[1]["elapsed"] > 0
+    assert out[2]["failed"] is True and "confirm: must be true to factory-reset" in out[2]["msg"]
+    assert out[4].get("failed") is not True, out[4]
+    assert out[5]["changed"] is False  # factory credentials are back
+    checked = play.run([task("device_reboot", device)], name, check=True)[0]
+    assert checked["changed"] is True and checked["rebooted"] is False
+
+
+def test_documented_examples_run_as_written(play, sim, fresh, bundles):
+    device = fresh("ts-001")
+    extra = dict(EXAMPLE_VARS, new_address=device.address.rsplit(".", 1)[0] + ".88", firmware_bundle=bundles["good"],
+                 fleet_admin_password="Fleet-pw-examples")
+    for module in ("device_network", "device_firmware", "device_time", "device_logging", "device_reboot",
+                   "device_password"):
+        examples = module_examples(module)
+        out = play.run(examples, device.name, extra_vars=extra)
+        for example, result in zip(examples, out.results):
+            assert result.get("failed") is not True, (module, example["name"], result)
+        if module == "device_password":
+            extra["ts_admin_password"] = "Fleet-pw-examples"
