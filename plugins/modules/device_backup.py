@@ -1,0 +1,99 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: device_backup
+short_description: Back up the whole configuration of an analyzer or FM monitor to a file
+version_added: 0.1.0
+description:
+  - Reads the device's whole configuration into one structured JSON document and writes it to O(dest).
+  - Analyzer, alert profiles, inputs (with SCTE-35 and thumbnails), SNMP, converters, and the system settings
+    (network, hostname, NTP and timezone, logging). FM monitor, its complete configuration (C(GET /conf):
+    tuners, thresholds, schedules, streams, stations, monitor output, network, time, logging) and the same
+    system settings in the device-neutral shape.
+  - Passwords and tokens are never part of a backup. Nor is anything that changes by itself (clock,
+    measurements, alert logs), so backing up an unchanged device rewrites nothing and reports no change.
+  - Restore a backup with M(broadcast.monitoring.device_restore).
+author:
+  - Broadcast Monitoring Team (@broadcast-monitoring)
+extends_documentation_fragment:
+  - broadcast.monitoring.connection
+  - broadcast.monitoring.connection.DEVICE_TYPE
+  - broadcast.monitoring.attributes
+  - broadcast.monitoring.attributes.DEVICE
+options:
+  dest:
+    description:
+      - File to write the backup to, where the module runs (the controller with C(connection=local)).
+        Its directory must exist.
+    type: path
+    required: true
+notes:
+  - The user role may take backups; nothing is written to the device.
+  - In check mode the device is read and the file is not written; RV(changed) says whether it would be.
+"""
+
+EXAMPLES = r"""
+- name: Back up one device to a file named after it
+  broadcast.monitoring.device_backup:
+    host: "{{ ansible_host }}"
+    port: "{{ device_port | default(80) }}"
+    password: "{{ ts_admin_password }}"
+    device_type: "{{ device_type }}"
+    dest: "/tmp/{{ inventory_hostname }}.json"
+  register: saved
+"""
+
+RETURN = r"""
+backup:
+  description: The backup document that was (or in check mode, would be) written.
+  returned: success
+  type: dict
+  sample: {"format": "broadcast.monitoring.backup/1", "device_type": "ts_analyzer", "firmware_version": "1.0.0",
+           "system": {}, "config": {}}
+dest:
+  description: The file written.
+  returned: success
+  type: str
+"""
+
+import os
+import tempfile
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import backup
+from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
+
+ARGUMENT_SPEC = dict(
+    dest=dict(type="path", required=True),
+)
+
+
+def write_backup(module):
+    doc = backup.take(module.client, module.device)
+    text = backup.dumps(doc)
+    dest = module.params["dest"]
+    old = None
+    if os.path.exists(dest):
+        with open(dest, encoding="utf-8") as handle:
+            old = handle.read()
+    changed = old != text
+    if changed and not module.check_mode:
+        handle, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(dest)), prefix=".backup-")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        module.atomic_move(tmp, dest)
+    return {"changed": changed, "backup": doc, "dest": dest,
+            "diff": {"before": old or "", "after": text, "before_header": dest, "after_header": dest}}
+
+
+def main():
+    module = DeviceModule(ARGUMENT_SPEC)
+    module.run(lambda: write_backup(module))
+
+
+if __name__ == "__main__":
+    main()

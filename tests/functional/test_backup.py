@@ -1,0 +1,148 @@
+"""device_backup and device_restore: backup, factory reset, restore, backup again, equal."""
+
+import json
+import time
+
+import pytest
+import requests
+
+from .conftest import EXAMPLE_VARS, connection, module_examples
+
+
+class Http:
+    """Plain admin requests to a simulated device, to set it up without the modules."""
+
+    def __init__(self, device):
+        self.base = device.base_url + "/api"
+        login = "/api" + device.login_path
+        token = requests.post(device.base_url + login, json={"role": "admin", "password": "admin"}, timeout=5).json()["token"]
+        self.headers = {"Authorization": "Bearer " + token}
+
+    def post(self, path, body):
+        for attempt in range(50):  # a tuner answers 503 while it switches frequency
+            response = requests.post(self.base + path, json=body, headers=self.headers, timeout=10)
+            if response.status_code != 503:
+                break
+            time.sleep(0.05 * (attempt + 1))
+        assert response.status_code == 200, (path, response.text)
+        return response.json()
+
+    def get(self, path):
+        return requests.get(self.base + path, headers=self.headers, timeout=10).json()
+
+
+def configure_ts(device):
+    api = Http(device)
+    strict = api.post("/profiles", {"name": "Strict", "entries": [
+        {"error_name": "pcr_accuracy_error", "alert_type": "critical", "snmp_trap": True}]})
+    api.post("/profiles", {"name": "Unused", "entries": []})
+    mux = api.post("/inputs", {"name": "Mux 1", "config": {"eth": {"stream_protocol": 0, "multicast": {
+        "multicast_address": "239.1.1.1", "multicast_port": 5000}}}, "alerts_config": {"profile_id": strict["id"]}})
+    api.post("/inputs", {"name": "ASI", "config": {"asi": {"port": 2}}, "alerts_config": {"profile_id": 1}})
+    requests.get(api.base + "/inputs/%d/stop" % mux["id"], headers=api.headers, timeout=5)
+    api.post("/inputs/%d/scte/toggle" % mux["id"], {"enabled": True})
+    api.post("/snmp/settings", {"enabled": True, "listen_addresses": ["0.0.0.0"], "trap_addresses": ["10.0.0.100:162"]})
+    api.post("/converter/1/start", {"multicast_address": "239.9.9.9", "multicast_port": 6000, "interface": "eth0",
+                                    "ttl": 8})
+    api.post("/system/timezone", {"timezone": "Europe/Berlin"})
+    api.post("/system/datetime", {"enable_ntp": True, "ntp_servers": ["192.0.2.123"]})
+    api.post("/system/log/settings", {"level": "warning", "remote_syslog": {"enabled": True, "server": "192.0.2.10",
+                                                                            "port": 514}})
+
+
+def configure_fm(device):
+    api = Http(device)
+    api.post("/tuner/2/settings", {"name": "Radio Two", "frequency": 99500, "hw_settings": {"channel_filter": 3}})
+    api.post("/tuner/2/state", {"state": 1})
+    api.post("/tuner/2/stream", {"enabled": True, "stream": {"url": "udp://239.5.5.5:1234", "codec": "aac",
+                                                             "bitrate": 192}})
+    api.post("/tuners/all/schedule", {"active": True, "events": {"monday": [{"minute": 360, "state": 1}]}})
+    api.post("/tuner/5/thresholds", {"rssi_threshold": 30, "thresholds": {"snr": {"min": 12}}})
+    api.post("/conf/datetime", {"enable_ntp": False, "datetime": "2026-01-01T00:00:00Z", "timezone": 3})
+    api.post("/conf/log", {"level": "error", "enable_rsyslog": True, "rsyslog_server": "192.0.2.10"})
+
+
+def ts_content(doc):
+    config = doc["config"]
+    assert sorted(p["name"] for p in config["alert_profiles"]) == ["Default", "Strict", "Unused"]
+    inputs = {i["name"]: i for i in config["inputs"]}
+    assert inputs["Mux 1"]["alert_profile"] == "Strict" and inputs["Mux 1"]["monitoring"] == "stopped"
+    assert config["snmp"]["trap_addresses"] == ["10.0.0.100:162"]
+    assert [c["running"] for c in sorted(config["converters"], key=lambda c: c["asi_port"])] == [True, False]
+    assert doc["system"]["time"]["timezone"] == "Europe/Berlin"
+    assert doc["system"]["logging"]["remote_syslog"]["port"] == 514
+
+
+def fm_content(doc):
+    tuner = doc["config"]["conf"]["tuners"][2]
+    assert (tuner["name"], tuner["frequency"], tuner["state"]) == ("Radio Two", 99500, 1)
+    assert tuner["stream"]["bitrate"] == 192 and tuner["schedule"]["events"]["monday"] == [{"minute": 360, "state": 1}]
+    assert doc["system"]["time"]["timezone"] == 3 and doc["system"]["logging"]["level"] == "error"
+
+
+CONFIGURE = {"ts-002": configure_ts, "fm-002": configure_fm}
+CONTENT = {"ts-002": ts_content, "fm-002": fm_content}
+
+
+def module(name, device, **options):
+    return {"name": name, "broadcast.monitoring.%s" % name: dict(connection(device), **options)}
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGURE))
+def test_backup_factory_reset_restore_backup_is_equal(play, sim, tmp_path, name):
+    device = sim.fleet.by_name(name)
+    sim.call(device.power_cycle)
+    sim.call(device.reset)
+    CONFIGURE[name](device)
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    out = play.run([module("device_backup", device, dest=str(first)),
+                    module("device_backup", device, dest=str(first))], name)
+    assert out[0].get("failed") is not True, out[0]
+    assert [r["changed"] for r in out.results] == [True, False]
+    doc = json.loads(first.read_text())
+    assert doc["device_type"] == device.kind and doc["format"] == "broadcast.monitoring.backup/1"
+    CONTENT[name](doc)
+    for secret in sim.call(device.issued_secrets):
+        assert secret not in first.read_text()
+
+    out = play.run([module("device_reboot", device, state="factory_reset", confirm=True, timeout=30)], name)
+    assert out[0].get("failed") is not True, out[0]
+    sim.call(device.requests.clear)
+    checked = play.run([module("device_restore", device, src=str(first))], name, check=True, diff=True)[0]
+    assert checked.get("failed") is not True, checked
+    assert checked["changed"] is True
+    assert sim.call(device.writes) == []
+    out = play.run([module("device_restore", device, src=str(first)),
+                    module("device_restore", device, src=str(first)),
+                    module("device_backup", device, dest=str(second))], name, diff=True)
+    assert out[0].get("failed") is not True, out[0]
+    assert out[0]["changed"] is True and out[0]["changed_sections"] == checked["changed_sections"]
+    assert out[1]["changed"] is False, out[1]["changed_sections"]
+    assert second.read_text() == first.read_text()
+
+
+def test_backup_of_one_type_is_refused_by_the_other(play, sim, tmp_path):
+    ts, fm = sim.fleet.by_name("ts-002"), sim.fleet.by_name("fm-002")
+    for device in (ts, fm):
+        sim.call(device.power_cycle)
+    saved = tmp_path / "ts.json"
+    out = play.run([module("device_backup", ts, dest=str(saved))], ts.name)
+    assert out[0].get("failed") is not True, out[0]
+    sim.call(fm.requests.clear)
+    result = play.run([module("device_restore", fm, src=str(saved))], fm.name)[0]
+    assert result["failed"] is True
+    assert "src: a backup of a ts_analyzer cannot be restored to a fm_monitor" in result["msg"]
+    assert sim.call(fm.writes) == []
+    (tmp_path / "junk.json").write_text("{not json")
+    result = play.run([module("device_restore", fm, src=str(tmp_path / "junk.json"))], fm.name)[0]
+    assert "src: not a backup document" in result["msg"]
+
+
+def test_documented_examples_run_as_written(play, sim):
+    device = sim.fleet.by_name("ts-002")
+    sim.call(device.power_cycle)
+    tasks = module_examples("device_backup") + module_examples("device_restore")
+    out = play.run(tasks, device.name, extra_vars=EXAMPLE_VARS)
+    for task, result in zip(tasks, out.results):
+        assert result.get("failed") is not True, (task["name"], result)
+    assert out[1]["changed"] is False  # restoring what was just backed up changes nothing
