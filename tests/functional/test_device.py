@@ -253,3 +253,25 @@ def test_documented_examples_run_as_written(play, sim, fresh, bundles):
             assert result.get("failed") is not True, (module, example["name"], result)
         if module == "device_password":
             extra["ts_admin_password"] = "Fleet-pw-examples"
+
+
+@pytest.mark.parametrize("name", BOTH)
+def test_check_mode_sends_no_write_or_action_for_any_device_module(play, sim, fresh, bundles, name):
+    device = fresh(name)
+    timezone = "Europe/Berlin" if device.kind == "ts_analyzer" else "2"
+    tasks = [
+        task("device_network", device, address=device.address.rsplit(".", 1)[0] + ".99", netmask="255.0.0.0",
+             gateway="127.0.0.1", hostname="checked", reboot=True),
+        task("device_time", device, ntp=False, datetime="2020-01-01T00:00:00Z", timezone=timezone),
+        task("device_logging", device, level="debug", remote_syslog={"enabled": True, "server": "192.0.2.1"}),
+        task("device_password", device, target_role="admin", new_password="never-set"),
+        task("device_reboot", device, timeout=5),
+        task("device_reboot", device, state="factory_reset", confirm=True),
+        task("device_firmware", device, path=bundles["good"]),
+    ]
+    out = play.run(tasks, name, check=True, diff=True)
+    for spec, result in zip(tasks, out.results):
+        assert result.get("failed") is not True, (spec["name"], result)
+        assert result["changed"] is True, spec["name"]
+    assert sim.call(device.writes) == []
+    assert out[0]["host"] == device.address.rsplit(".", 1)[0] + ".99" and out[0]["rebooted"] is False
