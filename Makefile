@@ -10,7 +10,7 @@ COLLECTIONS := $(abspath $(BUILD)/collections)
 LINKED      := $(COLLECTIONS)/ansible_collections/broadcast/monitoring
 # ansible-test wants a real copy at such a path (it resolves symlinks), outside this git
 # work tree (inside it, git would hide the ignored copy from ansible-test).
-SANITY_ROOT := $(HOME)/.cache/broadcast.monitoring/sanity
+SANITY_ROOT := $(HOME)/.cache/broadcast.monitoring/sanity-$(notdir $(CURDIR))
 SANITY_COPY := $(SANITY_ROOT)/ansible_collections/broadcast/monitoring
 GET_PIP     := $(HOME)/.ansible/test/cache/get_pip_24_2.py
 PYTEST      := PYTHONPATH=$(COLLECTIONS) ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS) $(BIN)/python -m pytest

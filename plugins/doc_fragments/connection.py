@@ -57,6 +57,13 @@ options:
       - Falls back to E(BROADCAST_MONITORING_TIMEOUT).
     type: int
     default: 10
+  busy_timeout:
+    description:
+      - Seconds to keep retrying, with growing pauses, while the device answers HTTP 503 (busy, for example a
+        tuner during a band scan). The device did not act on a 503, so any request is retried.
+      - Falls back to E(BROADCAST_MONITORING_BUSY_TIMEOUT).
+    type: int
+    default: 30
   role:
     description:
       - Role to log in as. V(user) can only read.
@@ -78,7 +85,7 @@ options:
     type: str
 notes:
   - A module logs in at most once per invocation. A request the device answers with HTTP 503
-    (busy) is retried with growing pauses for up to 30 seconds; a read that meets a
+    (busy) is retried with growing pauses for up to O(busy_timeout) seconds; a read that meets a
     connection error is retried twice; a write is never sent twice.
   - Passwords and tokens are never part of a message, a diff or a return value.
 requirements:

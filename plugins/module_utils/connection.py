@@ -24,6 +24,7 @@ CONNECTION_SPEC = dict(
     validate_certs=dict(type="bool", default=True, fallback=_env("VALIDATE_CERTS")),
     ca_path=dict(type="path", fallback=_env("CA_PATH")),
     timeout=dict(type="int", default=10, fallback=_env("TIMEOUT")),
+    busy_timeout=dict(type="int", default=30, fallback=_env("BUSY_TIMEOUT")),
     role=dict(type="str", default="admin", choices=["admin", "user"], fallback=_env("ROLE")),
     password=dict(type="str", no_log=True, fallback=_env("PASSWORD")),
     token=dict(type="str", no_log=True, fallback=_env("TOKEN")),
@@ -45,6 +46,8 @@ def check_connection(params):
         problems.append("port: must be between 1 and 65535, got %d" % params["port"])
     if params["timeout"] <= 0:
         problems.append("timeout: must be a positive number of seconds, got %d" % params["timeout"])
+    if params["busy_timeout"] < 0:
+        problems.append("busy_timeout: must be 0 or more seconds, got %d" % params["busy_timeout"])
     host = params["host"].strip()
     if not host or "/" in host or " " in host:
         problems.append("host: give a bare address or hostname (no scheme or path), got %r" % params["host"])
@@ -53,7 +56,7 @@ def check_connection(params):
 
 def client_from_params(params, device):
     """A Client for ``device`` (a device shapes module with LOGIN) from the module's params."""
-    return Client(
+    client = Client(
         host=params["host"].strip(),
         login=device.LOGIN,
         port=params.get("port"),
@@ -65,3 +68,5 @@ def client_from_params(params, device):
         password=params.get("password"),
         token=params.get("token"),
     )
+    client.busy_budget = float(params["busy_timeout"])
+    return client

@@ -10,7 +10,7 @@ documented in tests/simulator/README.md; meeting a real device means changing th
 from __future__ import annotations
 
 import datetime
-import xml.etree.ElementTree as ElementTree
+from xml.etree import ElementTree
 
 # keep_logged_in: one token serves a whole play (roles hand it to every module)
 LOGIN = ("/api/login", {"keep_logged_in": True})
@@ -411,8 +411,8 @@ def write_time(client, before, after, set_clock):
 
 def read_logging(client):
     raw = client.get(LOG_SETTINGS)
-    return {"level": raw["level"], "remote_syslog": {"enabled": raw["enable_rsyslog"],
-                                                      "server": raw["rsyslog_server"]}}
+    syslog = {"enabled": raw["enable_rsyslog"], "server": raw["rsyslog_server"]}
+    return {"level": raw["level"], "remote_syslog": syslog}
 
 
 def write_logging(client, after):

@@ -39,3 +39,49 @@ class Checker:
         address = self.ipv4(where, value)
         if address is not None and not address.is_multicast:
             self.fail(where, "must be a multicast address (224.0.0.0 to 239.255.255.255), got %s" % value)
+
+    def length(self, where, value, low, high):
+        if not low <= len(value) <= high:
+            self.fail(where, "must be %d to %d characters, got %d" % (low, high, len(value)))
+
+    def udp_url(self, where, value):
+        """``udp://A.B.C.D:port``: an IPv4 unicast or multicast address (not 0.0.0.0) and a port."""
+        scheme, sep, rest = value.partition("://")
+        host, colon, port = rest.rpartition(":")
+        try:
+            address = ipaddress.IPv4Address(host) if scheme == "udp" and sep and colon else None
+        except ValueError:
+            address = None
+        if address is None or address.is_unspecified or not port.isdigit() or not 1 <= int(port) <= 65535:
+            self.fail(where, "must be udp://IPv4-address:port (port 1 to 65535), got %r" % value)
+
+    # -- added for the analyzer modules -------------------------------------------------
+    def boolean(self, where, value):
+        if not isinstance(value, bool):
+            self.fail(where, "must be true or false, got %r" % (value,))
+
+    def number(self, where, value, low=None):
+        """An integer or float (not a boolean), at least ``low`` when given."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.fail(where, "must be a number, got %r" % (value,))
+        elif low is not None and value < low:
+            self.fail(where, "must be >= %s, got %s" % (low, value))
+
+    def unicast_ipv4(self, where, value, allow_any=False):
+        """A unicast IPv4 address; ``0.0.0.0`` only with ``allow_any``."""
+        address = self.ipv4(where, value)
+        if address is not None and (address.is_multicast or (address.is_unspecified and not allow_any)
+                                    or str(address) == "255.255.255.255"):
+            self.fail(where, "must be a unicast IPv4 address%s, got %s" % (" (or 0.0.0.0)" if allow_any else "", value))
+
+    def ipv4_port(self, where, value):
+        """``IPv4:port`` with port 1 to 65535; the canonical text, or None when invalid."""
+        host, colon, port = str(value).rpartition(":")
+        try:
+            address = ipaddress.IPv4Address(host) if colon and port.isdigit() and 1 <= int(port) <= 65535 else None
+        except ValueError:
+            address = None
+        if address is None:
+            self.fail(where, "must be IPv4-address:port with port 1 to 65535, got %r" % (value,))
+            return None
+        return "%s:%d" % (address, int(port))

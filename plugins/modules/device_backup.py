@@ -12,9 +12,9 @@ version_added: 0.1.0
 description:
   - Reads the device's whole configuration into one structured JSON document and writes it to O(dest).
   - Analyzer, alert profiles, inputs (with SCTE-35 and thumbnails), SNMP, converters, and the system settings
-    (network, hostname, NTP and timezone, logging). FM monitor, its complete configuration (C(GET /conf):
-    tuners, thresholds, schedules, streams, stations, monitor output, network, time, logging) and the same
-    system settings in the device-neutral shape.
+    (network, hostname, NTP and timezone, logging). FM monitor, its complete configuration as C(GET /conf)
+    returns it (tuners, thresholds, schedules, streams, stations, monitor output, network, time, logging) and
+    the same system settings in the device-neutral shape.
   - Passwords and tokens are never part of a backup. Nor is anything that changes by itself (clock,
     measurements, alert logs), so backing up an unchanged device rewrites nothing and reports no change.
   - Restore a backup with M(broadcast.monitoring.device_restore).

@@ -34,7 +34,7 @@ options:
     required: true
 notes:
   - Costs one login attempt with O(new_password), and when it fails, one login, one write and one login to check.
-  - No diff is shown, since the values are secret; RV(changed) says whether the password was (or would be) set.
+  - No diff is shown, since the values are secret; the result's C(changed) says whether the password was (or would be) set.
 """
 
 EXAMPLES = r"""

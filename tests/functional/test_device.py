@@ -191,8 +191,8 @@ def test_time_on_both_devices(play, sim, fresh):
 def test_logging_on_both_devices(play, sim, fresh):
     ts, fm = fresh("ts-001"), fresh("fm-001")
     wanted = dict(level="warning", remote_syslog={"enabled": True, "server": "192.0.2.10"})
-    out = play.run([task("device_logging", ts, **dict(wanted, remote_syslog=dict(wanted["remote_syslog"], port=1514))),
-                    task("device_logging", ts, **wanted)], ts.name, diff=True)
+    with_port = dict(level="warning", remote_syslog={"enabled": True, "server": "192.0.2.10", "port": 1514})
+    out = play.run([task("device_logging", ts, **with_port), task("device_logging", ts, **wanted)], ts.name, diff=True)
     assert out[0]["changed"] is True and out[0]["reboot_needed"] is True
     assert out[0]["diff"]["after"]["remote_syslog"] == {"enabled": True, "server": "192.0.2.10", "port": 1514}
     assert out[1]["changed"] is False

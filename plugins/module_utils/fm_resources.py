@@ -1,0 +1,646 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The FM monitor's objects as engine resources, and its actions (scan, deletes, alert log,
+downloads, monitor output): how each is read and written."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import os
+import tempfile
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import BUSY, PERMISSION, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import (
+    Change,
+    InputError,
+    PartialFailure,
+    Resource,
+    apply,
+    merge,
+    reconcile,
+    strip_unset,
+)
+from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
+
+#: the module option whose values apply to every tuner
+ALL = "all_tuners"
+
+
+def changed_leaves(before, after):
+    """What ``after`` changes in ``before``: dicts compared key by key, anything else whole."""
+    out = {}
+    for key, value in after.items():
+        old = before.get(key)
+        if isinstance(value, dict) and isinstance(old, dict):
+            inner = changed_leaves(old, value)
+            if inner:
+                out[key] = inner
+        elif key not in before or value != old:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def leaves(obj, prefix=()):
+    """``{path: value}`` of a nested dict; lists and scalars are leaves."""
+    out = {}
+    for key, value in obj.items():
+        if isinstance(value, dict) and value:
+            out.update(leaves(value, prefix + (key,)))
+        else:
+            out[prefix + (key,)] = value
+    return out
+
+
+def nest(flat):
+    """The nested dict of ``{path: value}``."""
+    out = {}
+    for path, value in flat.items():
+        node = out
+        for key in path[:-1]:
+            node = node.setdefault(key, {})
+        node[path[-1]] = copy.deepcopy(value)
+    return out
+
+
+def post_to_tuner(client, tuner_id, path, body):
+    """One write to a tuner; a tuner that stays busy is named in the error."""
+    try:
+        return client.post(path, body)
+    except DeviceError as err:
+        if err.kind == BUSY:
+            who = "a tuner" if tuner_id is None else "tuner %d" % tuner_id
+            err.message = "%s stayed busy (a band scan or a frequency change): %s" % (who, err.message)
+        raise
+
+
+def reconcile_tuners(resource, config, all_tuners, state, check_mode):
+    """engine.reconcile for objects every tuner has, with ``all_tuners``: values for every
+    tuner, which a tuner's own entry in ``config`` overrides key by key.
+
+    Everything is checked before the first request; the tuners are read once.
+    """
+    resource.state = state
+    common = strip_unset(all_tuners or {})
+    own = [strip_unset(obj) for obj in config or []]
+    check = Checker()
+    if common:
+        resource.validate(check, ALL, common)
+    seen = set()
+    for index, obj in enumerate(own):
+        tid = obj["tuner_id"]
+        if tid in seen:
+            check.fail("config[%d]" % index, "tuner_id %d is listed more than once" % tid)
+        seen.add(tid)
+        where = "config[%d] (tuner %d)" % (index, tid)
+        if tid < 0:
+            check.fail(where + ": tuner_id", "must be >= 0")
+        resource.validate(check, where, obj)
+    if check.problems:
+        raise InputError(check.problems)
+    resource.prechecked = True
+    resource.where = {obj["tuner_id"]: "config[%d] (tuner %d)" % (i, obj["tuner_id"]) for i, obj in enumerate(own)}
+    if not common or state == "gathered":
+        return reconcile(resource, own, state, check_mode)
+    ids = sorted(resource.read())
+    unknown = ["config[%d]: tuner_id %d: the device has no such tuner (it has %s)" % (
+        i, obj["tuner_id"], ", ".join(map(str, ids))) for i, obj in enumerate(own) if obj["tuner_id"] not in ids]
+    if unknown:
+        raise InputError(unknown)
+    by_id = {obj["tuner_id"]: obj for obj in own}
+    for tid in ids:
+        resource.where.setdefault(tid, "%s (tuner %d)" % (ALL, tid))
+    desired = [merge(dict(common, tuner_id=tid), by_id.get(tid, {})) for tid in ids]
+    return reconcile(resource, desired, state, check_mode)
+
+
+class TunerObjects(Resource):
+    """What every tuner has (settings, thresholds, schedule), keyed by ``tuner_id`` and read
+    for all tuners with one ``GET /tuners/all``. ``all_path`` writes one body to every tuner:
+    ``apply_changes`` uses it when one body brings every tuner where it should be."""
+
+    key = "tuner_id"
+    fixed = True
+    all_path = None
+
+    def __init__(self, client):
+        super().__init__(client)
+        self.current = {}
+        self.where = {}
+        self.prechecked = False
+        self._raw = None
+
+    # -- subclasses -----------------------------------------------------------------------
+    def from_device(self, raw):
+        raise NotImplementedError
+
+    def validate(self, check, where, obj):
+        """Add the problems of one desired object (or of ``all_tuners``) to ``check``."""
+
+    def batch_part(self, obj):
+        """The part of an object (module shape) that ``all_path`` can write."""
+        raise NotImplementedError
+
+    def all_body(self, common, afters):
+        """The ``all_path`` body that writes ``common`` (module shape, part of every
+        ``afters`` value); None when it cannot be sent."""
+        raise NotImplementedError
+
+    # -- engine hooks -----------------------------------------------------------------------
+    def check(self, desired):
+        if self.prechecked:
+            return []
+        check = Checker()
+        for index, obj in enumerate(desired):
+            self.validate(check, "config[%d] (tuner %d)" % (index, obj["tuner_id"]), obj)
+        return check.problems
+
+    def read(self):
+        if self._raw is None:
+            self._raw = {raw["tuner_id"]: raw for raw in self.client.get(dev.TUNERS)}
+            self.current = {tid: self.normalise(self.from_device(raw)) for tid, raw in self._raw.items()}
+        return self.current
+
+    def label(self, tuner_id):
+        return self.where.get(tuner_id, "config (tuner %d)" % tuner_id)
+
+    def target(self, obj):
+        """The object ``obj`` asks for, as engine.plan computes it."""
+        current = self.current.get(obj[self.key])
+        base = current if self.state == "merged" and current is not None else self.defaults()
+        return self.normalise(merge(base, obj, self.atomic))
+
+    def apply_changes(self, changes):
+        batch = self._batch(changes)
+        if batch is None:
+            apply(self, changes)
+            return
+        body, common = batch
+        try:
+            post_to_tuner(self.client, None, self.all_path, body)
+        except DeviceError as err:
+            raise PartialFailure(err, [], [c.summary() for c in changes]) from None
+        rest = []
+        for change in changes:
+            before = merge(change.before, common)
+            if before != change.after:
+                rest.append(Change("update", change.key, before=before, after=change.after))
+        try:
+            apply(self, rest)
+        except PartialFailure as err:
+            err.done = [{"action": "update", "key": "all tuners"}] + err.done
+            raise
+
+    def _batch(self, changes):
+        """``(body, common)`` when two or more tuners change values that every tuner is to
+        have alike: one ``all_path`` write sets those on all tuners (``common``, module
+        shape), and the rest goes tuner by tuner. None when nothing is worth batching."""
+        if self.all_path is None:
+            return None
+        befores = {tid: leaves(self.batch_part(obj)) for tid, obj in self.current.items()}
+        afters = dict(befores)
+        for change in changes:
+            afters[change.key] = leaves(self.batch_part(change.after))
+        first = next(iter(afters.values()), {})
+        common = {path: value for path, value in first.items()
+                  if all(path in after and after[path] == value for after in afters.values())
+                  and any(before.get(path) != value for before in befores.values())}
+        moved = [tid for tid, before in befores.items() if any(before.get(path) != v for path, v in common.items())]
+        if len(moved) < 2:
+            return None
+        common = nest(common)
+        body = self.all_body(common, {tid: nest(after) for tid, after in afters.items()})
+        return None if body is None else (body, common)
+
+
+# -- fm_tuner ---------------------------------------------------------------------------------
+class Tuners(TunerObjects):
+    """Tuner settings, state, mute, stream and station. One read (``GET /tuners/all``), plus
+    ``GET /stations/all`` when a frequency or station changes and ``GET /valid_bitrates``
+    when a bitrate is given; per tuner that differs, one write per part that differs
+    (state, mute, stream, settings, station). The same hardware settings for two or more
+    tuners go in one ``POST /tuners/all/settings``."""
+
+    all_path = dev.ALL_SETTINGS
+
+    def __init__(self, client):
+        super().__init__(client)
+        self.tune = {}
+        self._stations = None
+        self._bitrates = None
+
+    def from_device(self, raw):
+        return dev.tuner_from_device(raw)
+
+    def validate(self, check, where, obj):
+        if "name" in obj:
+            check.length(where + ": name", obj["name"], 1, dev.NAME_MAX)
+        low, high = dev.FREQUENCY_RANGE
+        if "frequency" in obj and not low <= obj["frequency"] <= high:
+            check.fail(where + ": frequency", "must be in the FM band, %d to %d kHz, got %d" % (low, high, obj["frequency"]))
+        if obj.get("station_id", 0) < 0:
+            check.fail(where + ": station_id", "must be >= 0, got %d" % obj["station_id"])
+        hw = obj.get("hw_settings", {})
+        for field, high in (("channel_filter", dev.CHANNEL_FILTER_MAX), ("lna_gain", dev.LNA_GAIN_MAX),
+                            ("rssi_threshold", dev.LEVEL_MAX)):
+            if field in hw:
+                check.between(where + ": hw_settings." + field, hw[field], 0, high)
+        if "url" in obj.get("stream", {}):
+            check.udp_url(where + ": stream.url", obj["stream"]["url"])
+
+    def defaults(self):
+        factory = dev.factory_tuner(0)
+        del factory["tuner_id"], factory["name"], factory["stream"]["url"]
+        return factory
+
+    def normalise(self, obj):
+        """Fill the tuner's own factory name and URL (state=replaced), and what tuning
+        implies: a station brings its frequency, a new frequency the station stored for it."""
+        obj = copy.deepcopy(obj)
+        tid = obj["tuner_id"]
+        obj.setdefault("name", dev.factory_name(tid))
+        obj["stream"].setdefault("url", dev.factory_url(tid))
+        current = self.current.get(tid)
+        if current is None:
+            return obj
+        if obj.get("station_id") is not None and obj["station_id"] != current["station_id"]:
+            obj["frequency"] = self.stations()[obj["station_id"]]["frequency"]
+        elif obj["frequency"] != current["frequency"]:
+            obj["station_id"] = self.station_at(obj["frequency"])
+        else:
+            obj["station_id"] = current["station_id"]
+        return obj
+
+    def stations(self):
+        if self._stations is None:
+            self._stations = {s["station_id"]: s for s in self.client.get(dev.STATIONS)}
+        return self._stations
+
+    def station_at(self, frequency):
+        found = [sid for sid, s in self.stations().items() if s["frequency"] == frequency]
+        return found[0] if found else None
+
+    def bitrates(self):
+        """The device's valid bitrates (read only when a bitrate is given)."""
+        if self._bitrates is None:
+            self._bitrates = list(self.client.get(dev.VALID_BITRATES).get("bitrates") or dev.BITRATES)
+        return self._bitrates
+
+    def check_against(self, desired, current):
+        problems, admin = [], []
+        for obj in desired:
+            tid = obj["tuner_id"]
+            where, now = self.label(tid), current.get(tid)
+            if now is None:
+                continue  # the engine names unknown tuners
+            bitrate = obj.get("stream", {}).get("bitrate")
+            if bitrate is not None and bitrate not in self.bitrates():
+                problems.append("%s: stream.bitrate: must be one of the device's valid bitrates %s, got %d" % (
+                    where, ", ".join(map(str, self.bitrates())), bitrate))
+            sid = obj.get("station_id")
+            station = self.stations().get(sid) if sid is not None else None
+            if sid is not None and sid != now["station_id"]:
+                if station is None:
+                    problems.append("%s: station_id: the device has no station %d (it has %s; fm_station scans for more)" % (
+                        where, sid, ", ".join(map(str, sorted(self.stations()))) or "none"))
+                    continue
+                self.tune[tid] = sid
+            if station is not None and "frequency" in obj and obj["frequency"] != station["frequency"]:
+                problems.append("%s: frequency: %d differs from the frequency of station %d (%d kHz); set one of them" % (
+                    where, obj["frequency"], sid, station["frequency"]))
+            state = obj.get("operating_state", "disabled" if self.state == "replaced" else None)
+            if state is not None and state != now["operating_state"]:
+                admin.append("%s: operating_state" % where)
+            if tid in self.tune:
+                admin.append("%s: station_id" % where)
+        if not problems and admin and self.client.role != "admin":
+            raise DeviceError(PERMISSION, "role %s cannot change a tuner's operating state or tune it to a stored station,"
+                                          " nothing was written (%s)" % (self.client.role, "; ".join(admin)))
+        return problems
+
+    def batch_part(self, obj):
+        return {"hw_settings": obj["hw_settings"]}
+
+    def all_body(self, common, afters):
+        return {"hw_settings": dev.hw_to_device(common["hw_settings"])}
+
+    def update(self, before, after):
+        tid = after["tuner_id"]
+        for path, body in dev.tuner_writes(before, after, self.tune.get(tid)):
+            post_to_tuner(self.client, tid, path, body)
+
+
+# -- fm_thresholds ----------------------------------------------------------------------------
+def _level(value):
+    """A threshold bound as given: an integer, digits, or ``disabled``."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return value
+
+
+class Thresholds(TunerObjects):
+    """Alert thresholds of every tuner: one read, one write per tuner that differs, or one
+    ``POST /tuners/all/thresholds`` when the same change goes to two or more tuners."""
+
+    all_path = dev.ALL_THRESHOLDS
+
+    def from_device(self, raw):
+        return dev.thresholds_from_device(raw["tuner_id"], raw["thresholds"])
+
+    def validate(self, check, where, obj):
+        if "rssi_threshold" in obj:
+            check.between(where + ": rssi_threshold", obj["rssi_threshold"], 0, dev.LEVEL_MAX)
+        if "rssi_interval" in obj:
+            check.between(where + ": rssi_interval", obj["rssi_interval"], *dev.RSSI_INTERVAL_RANGE)
+        for name, unused_key, top, unused_off in dev.METRICS:
+            for bound, value in obj.get(name, {}).items():
+                value, field = _level(value), "%s: %s.%s" % (where, name, bound)
+                if value == dev.DISABLED and bound != "margin" and (name, bound) not in dev.UNUSED_BOUNDS:
+                    continue
+                if isinstance(value, int) and not isinstance(value, bool):
+                    check.between(field, value, 0, top)
+                elif bound == "margin" or (name, bound) in dev.UNUSED_BOUNDS:
+                    check.fail(field, "must be a number 0 to %d, got %r" % (top, value))
+                else:
+                    check.fail(field, "must be a number 0 to %d or %s, got %r" % (top, dev.DISABLED, value))
+        if "margin" in obj.get("rds", {}):
+            check.between(where + ": rds.margin", obj["rds"]["margin"], 0, dev.LEVEL_MAX)
+
+    def defaults(self):
+        factory = dev.thresholds_from_device(0, dev.FACTORY_THRESHOLDS)
+        del factory["tuner_id"]
+        return factory
+
+    def normalise(self, obj):
+        obj = copy.deepcopy(obj)
+        for name, unused_key, unused_top, off in dev.METRICS:
+            for bound in ("min", "max"):
+                value = _level(obj[name][bound])
+                if value == off and (name, bound) not in dev.UNUSED_BOUNDS:
+                    value = dev.DISABLED
+                obj[name][bound] = value
+        return obj
+
+    def check_against(self, desired, current):
+        problems = []
+        for obj in desired:
+            if obj["tuner_id"] not in current:
+                continue
+            target = self.target(obj)
+            for name, unused_key, unused_top, unused_off in dev.METRICS:
+                low, high = target[name]["min"], target[name]["max"]
+                if name != "multipath" and dev.DISABLED not in (low, high) and low > high:
+                    problems.append("%s: %s.min: must not exceed %s.max (%d), got %d" % (
+                        self.label(obj["tuner_id"]), name, name, high, low))
+        return problems
+
+    def batch_part(self, obj):
+        return {k: v for k, v in obj.items() if k != "tuner_id"}
+
+    def all_body(self, common, afters):
+        return dev.thresholds_to_device(common)
+
+    def update(self, before, after):
+        body = changed_leaves(dev.thresholds_to_device(self.batch_part(before)),
+                              dev.thresholds_to_device(self.batch_part(after)))
+        post_to_tuner(self.client, after["tuner_id"], dev.TUNER_THRESHOLDS % after["tuner_id"], body)
+
+
+# -- fm_schedule ------------------------------------------------------------------------------
+class Schedules(TunerObjects):
+    """Schedules of every tuner: one read, one write per tuner that differs (only the days
+    that differ), or one ``POST /tuners/all/schedule`` for a change common to two or more."""
+
+    all_path = dev.ALL_SCHEDULE
+    #: events per day at most (chosen)
+    max_events = 100
+
+    def from_device(self, raw):
+        return dev.schedule_from_device(raw["tuner_id"], raw["schedule"])
+
+    def validate(self, check, where, obj):
+        for day, events in obj.get("events", {}).items():
+            if len(events) > self.max_events:
+                check.fail("%s: events.%s" % (where, day), "holds at most %d events, got %d" % (self.max_events, len(events)))
+            states = {}
+            for index, event in enumerate(events):
+                field = "%s: events.%s[%d].time" % (where, day, index)
+                minute = dev.minute_of(event["time"])
+                if minute is None:
+                    check.fail(field, "must be HH:MM (00:00 to 23:59) or a minute 0 to 1439, got %r" % (event["time"],))
+                elif states.setdefault(minute, event["state"]) != event["state"]:
+                    check.fail(field, "%s is given twice with different states" % dev.clock(minute))
+
+    def defaults(self):
+        return {"active": False, "events": {day: [] for day in dev.DAYS}}
+
+    def normalise(self, obj):
+        events = obj.get("events") or {}
+        clean = {}
+        for day in dev.DAYS:
+            pairs = {(dev.minute_of(e["time"]), e["state"]) for e in events.get(day) or []}
+            clean[day] = [{"time": dev.clock(minute), "state": state} for minute, state in sorted(pairs)]
+        return dict(obj, events=clean)
+
+    def batch_part(self, obj):
+        return {k: v for k, v in obj.items() if k != "tuner_id"}
+
+    def all_body(self, common, afters):
+        if "active" not in common:
+            active = {after["active"] for after in afters.values()}
+            if len(active) != 1:
+                return None  # the device wants active in every schedule write
+            common = dict(common, active=active.pop())
+        return dev.schedule_to_device(common)
+
+    def update(self, before, after):
+        body = changed_leaves(dev.schedule_to_device(self.batch_part(before)),
+                              dev.schedule_to_device(self.batch_part(after)))
+        body["active"] = after["active"]
+        post_to_tuner(self.client, after["tuner_id"], dev.TUNER_SCHEDULE % after["tuner_id"], body)
+
+
+# -- fm_station: actions on the station list ---------------------------------------------------
+def scan(client, tuner_id, wait, check_mode):
+    """Band scan of one tuner (a request that returns when the scan ends, at most ``wait``
+    seconds); ``changed`` when stations were added to the list."""
+    tuners = client.get(dev.STATUS).get("tuners")
+    if tuners is not None and tuner_id >= tuners:
+        raise InputError(["tuner_id: the device has no tuner %d (it has 0 to %d)" % (tuner_id, tuners - 1)])
+    before = client.get(dev.STATIONS)
+    if check_mode:
+        return {"changed": True, "stations": before, "found": [], "added": [],
+                "msg": "check mode: a band scan of tuner %d would run; no scan request was sent, so the stations"
+                       " it would find are unknown" % tuner_id,
+                "diff": {"before": {"stations": before}, "after": {"stations": before}}}
+    try:
+        found = client.request("POST", dev.TUNER_SCAN % tuner_id, params={"async": 0}, timeout=wait)
+    except DeviceError as err:
+        if err.kind == BUSY:
+            err.message = "tuner %d stayed busy (another scan or a frequency change): %s" % (tuner_id, err.message)
+        raise
+    known = {s["frequency"]: s for s in before}
+    added = [s for s in found if s["frequency"] not in known]
+    fresh = {s["frequency"]: s for s in found}
+    after = [fresh.get(s["frequency"], s) for s in before] + added
+    return {"changed": bool(added), "stations": after, "found": found, "added": added,
+            "msg": "tuner %d found %d station(s), %d new" % (tuner_id, len(found), len(added)),
+            "diff": {"before": {"stations": before}, "after": {"stations": after}}}
+
+
+def delete_stations(client, station_ids, frequencies, everything, check_mode):
+    """Delete the listed station records (by id or frequency), or all of them; ``changed``
+    only when a listed record existed."""
+    before = client.get(dev.STATIONS)
+    if everything:
+        doomed = list(before)
+    else:
+        doomed = [s for s in before if s["station_id"] in (station_ids or []) or s["frequency"] in (frequencies or [])]
+    after = [s for s in before if s not in doomed]
+    if doomed and not check_mode:
+        if everything:
+            client.delete(dev.STATIONS)
+        else:
+            for station in doomed:
+                client.delete(dev.STATION % station["station_id"])
+    return {"changed": bool(doomed), "deleted": doomed, "stations": after,
+            "diff": {"before": {"stations": before}, "after": {"stations": after}}}
+
+
+# -- fm_actions ---------------------------------------------------------------------------------
+def clear_alerts(client, check_mode):
+    """Empty the alert log; ``changed`` only when it held alerts."""
+    total = client.request("POST", dev.ALERTS, body=dev.alerts_query(limit=1), idempotent=True)["total"]
+    if total and not check_mode:
+        client.delete(dev.ALERTS)
+    return {"changed": bool(total), "cleared": total, "diff": {"before": total, "after": 0}}
+
+
+def fetch(client, what, order="asc"):
+    """The bytes of the alert CSV (``alerts_csv``) or the SNMP MIB (``mib``)."""
+    if what == "alerts_csv":
+        response = client.request("POST", dev.ALERTS_CSV, body={"order": order}, idempotent=True, raw=True)
+    else:
+        response = client.request("GET", dev.MIB, raw=True)
+    return response.content
+
+
+def dest_problems(where, dest):
+    """Why ``dest`` cannot take a download (checked before anything is done)."""
+    folder = os.path.dirname(os.path.abspath(dest))
+    if os.path.isdir(dest):
+        return ["%s: %s is a directory; give the file to write" % (where, dest)]
+    if not os.path.isdir(folder):
+        return ["%s: the folder %s does not exist" % (where, folder)]
+    return []
+
+
+def download(module, data, dest, check_mode):
+    """Write ``data`` to ``dest`` when its content differs; ``changed`` only then."""
+    old = None
+    if os.path.exists(dest):
+        with open(dest, "rb") as handle:
+            old = handle.read()
+    changed = old != data
+    if changed and not check_mode:
+        handle, temp = tempfile.mkstemp(dir=module.tmpdir)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        module.atomic_move(temp, dest)
+    digest = hashlib.sha256(data).hexdigest()
+    before = None if old is None else hashlib.sha256(old).hexdigest()
+    return {"dest": dest, "changed": changed, "size": len(data), "checksum": digest, "before": before,
+            "diff": {"before": before, "after": digest}}
+
+
+def select_monitor(client, status, tuner_id, muted, check_mode):
+    """Route a tuner to the monitor output (``POST /monitor``), unless it already is.
+    ``status``: ``GET /status``, read before anything was done."""
+    before = dev.monitor_from_device(status, client.get(dev.CONF))
+    after = {"tuner_id": tuner_id, "muted": bool(before["muted"]) if muted is None else muted}
+    changed = before != after
+    if changed and not check_mode:
+        client.post(dev.MONITOR, dev.monitor_body(after["tuner_id"], after["muted"]))
+    return {"changed": changed, "before": before, "after": after, "diff": {"before": before, "after": after}}
+
+
+def run_actions(module):
+    """fm_actions: downloads, then clearing the alert log, then the monitor output; each
+    only when asked for, and only after every option was checked. ``module`` writes the
+    files (temporary file, atomic move)."""
+    params, client, check_mode = module.params, module.client, module.check_mode
+    wanted = [what for what in ("alerts_csv", "mib") if params[what]]
+    problems = []
+    for what in wanted:
+        problems.extend(dest_problems(what + ".dest", params[what]["dest"]))
+    status = None
+    if params["monitor"]:
+        tuner_id = params["monitor"]["tuner_id"]
+        status = client.get(dev.STATUS)
+        count = status.get("tuners")
+        if tuner_id < 0 or (count is not None and tuner_id >= count):
+            problems.append("monitor.tuner_id: the device has no tuner %d (it has 0 to %s)" % (
+                tuner_id, "?" if count is None else count - 1))
+    if problems:
+        raise InputError(problems)
+    result, parts = {}, {}
+    for what in wanted:
+        data = fetch(client, what, params[what].get("order", "asc"))
+        parts[what] = download(module, data, params[what]["dest"], check_mode)
+        result.setdefault("downloads", {})[what] = dict((k, v) for k, v in parts[what].items() if k != "diff")
+    if params["clear_alerts"]:
+        parts["alerts"] = clear_alerts(client, check_mode)
+        result["cleared"] = parts["alerts"]["cleared"]
+    if params["monitor"]:
+        parts["monitor"] = select_monitor(client, status, params["monitor"]["tuner_id"], params["monitor"]["muted"],
+                                          check_mode)
+        result["monitor"] = {"before": parts["monitor"]["before"], "after": parts["monitor"]["after"]}
+    result["changed"] = any(part["changed"] for part in parts.values())
+    result["diff"] = {side: dict((name, part["diff"][side]) for name, part in parts.items()) for side in ("before", "after")}
+    return result
+
+
+# -- fm_info --------------------------------------------------------------------------------------
+INFO_SUBSETS = ("status", "tuners", "stations", "alerts", "log", "playlist", "valid_bitrates", "network",
+                "datetime", "log_config", "conf")
+INFO_MINIMAL = ("status", "tuners")
+
+
+def read_alerts(client, query, all_pages):
+    """``{total, alerts, pages}`` of ``POST /alerts``: one page, or every page from the
+    query's offset on."""
+    body = dict(query)
+    page = client.request("POST", dev.ALERTS, body=body, idempotent=True)
+    alerts, pages = list(page["alerts"]), 1
+    while all_pages and body["limit"] and page["alerts"] and query["offset"] + len(alerts) < page["total"]:
+        body["offset"] = query["offset"] + len(alerts)
+        page = client.request("POST", dev.ALERTS, body=body, idempotent=True)
+        alerts.extend(page["alerts"])
+        pages += 1
+    return {"total": page["total"], "alerts": alerts, "pages": pages}
+
+
+def info_readers(client, alerts_query, all_pages, log_query):
+    """One reader per subset of fm_info, each a function of no arguments."""
+    def playlist():
+        text = client.request("GET", dev.PLAYLIST, raw=True).text
+        return {"tracks": dev.playlist_tracks(text), "xspf": text}
+
+    def valid_bitrates():
+        return client.get(dev.VALID_BITRATES).get("bitrates")
+
+    return {
+        "status": lambda: dev.status_from_device(client.get(dev.STATUS)),
+        "tuners": lambda: [dev.tuner_info(raw) for raw in client.get(dev.TUNERS)],
+        "stations": lambda: client.get(dev.STATIONS),
+        "alerts": lambda: read_alerts(client, alerts_query, all_pages),
+        "log": lambda: client.get(dev.SYSTEM_LOG, params={k: v for k, v in log_query.items() if v is not None}),
+        "playlist": playlist,
+        "valid_bitrates": valid_bitrates,
+        "network": lambda: client.get(dev.NETWORK),
+        "datetime": lambda: client.get(dev.DATETIME),
+        "log_config": lambda: client.get(dev.LOG_SETTINGS),
+        "conf": lambda: client.get(dev.CONF),
+    }

@@ -1,0 +1,117 @@
+"""fm_schedule end to end: ansible-playbook against a simulated FM monitor."""
+
+from .conftest import EXAMPLE_VARS, module_examples
+from .fm_common import clear_log, fm, ok, task, tuners, writes  # pylint: disable=unused-import
+
+DAY = [{"time": "06:00", "state": "enabled"}, {"time": "22:00", "state": "sleep"}]
+# the same events: other order, a minute number, an hour without its leading zero, a repeat
+SAME_DAY = [{"time": 1320, "state": "sleep"}, {"time": "6:00", "state": "enabled"}, {"time": "360", "state": "enabled"}]
+STORED_DAY = [{"minute": 360, "state": 1}, {"minute": 1320, "state": 2}]
+
+
+def schedules(sim, device):
+    return [t["schedule"] for t in tuners(sim, device)]
+
+
+def test_all_tuners_in_one_request_and_events_compared_as_sets(play, sim, fm):
+    out = play.run([
+        task("fm_schedule", fm, all_tuners={"active": True, "events": {"monday": DAY, "friday": DAY}}),
+        task("fm_schedule", fm, all_tuners={"active": True, "events": {"monday": SAME_DAY, "friday": SAME_DAY}}),
+    ], fm.name)
+    first, second = ok(out[0]), ok(out[1])
+    assert first["changed"] is True and len(first["changes"]) == 8
+    assert first["requests"] == {"login": 1, "read": 1, "write": 1}
+    assert writes(sim, fm) == [("POST", "/api/tuners/all/schedule", 200)]
+    assert second["changed"] is False, second
+    assert first["after"][4]["events"]["monday"] == DAY
+    for stored in schedules(sim, fm):
+        assert stored["active"] is True
+        assert stored["events"]["monday"] == STORED_DAY and stored["events"]["friday"] == STORED_DAY
+        assert stored["events"]["tuesday"] == []
+
+
+def test_merged_replaces_listed_days_and_replaced_the_whole_schedule(play, sim, fm):
+    start = {"tuner_id": 2, "active": True,
+             "events": {"monday": [{"time": "08:00", "state": "enabled"}],
+                        "saturday": [{"time": 480, "state": "enabled"}, {"time": 720, "state": "disabled"}]}}
+    out = play.run([
+        task("fm_schedule", fm, config=[start]),
+        task("fm_schedule", fm, config=[{"tuner_id": 2, "events": {"saturday": [{"time": "10:00", "state": "sleep"}]}}]),
+        task("fm_schedule", fm, config=[{"tuner_id": 2, "events": {"monday": []}}]),
+        task("fm_schedule", fm, state="replaced", config=[{"tuner_id": 2, "events": {"sunday": [{"time": "07:00",
+                                                                                                 "state": "enabled"}]}}]),
+        task("fm_schedule", fm, state="replaced", config=[{"tuner_id": 2, "events": {"sunday": [{"time": 420,
+                                                                                                 "state": "enabled"}]}}]),
+    ], fm.name)
+    assert [ok(r)["changed"] for r in out.results] == [True, True, True, True, False]
+    merged = out[1]["after"][2]
+    assert merged["active"] is True  # kept
+    assert merged["events"]["monday"] == [{"time": "08:00", "state": "enabled"}]  # not listed: kept
+    assert merged["events"]["saturday"] == [{"time": "10:00", "state": "sleep"}]  # listed: replaced
+    assert out[2]["after"][2]["events"]["monday"] == []
+    replaced = out[3]["after"][2]
+    assert replaced["active"] is False
+    assert {day: events for day, events in replaced["events"].items() if events} == {
+        "sunday": [{"time": "07:00", "state": "enabled"}]}
+    stored = schedules(sim, fm)[2]
+    assert stored == {"active": False, "events": dict({d: [] for d in stored["events"]},
+                                                      sunday=[{"minute": 420, "state": 1}])}
+    # only the days that differ are sent
+    assert [p for m, p, s in writes(sim, fm)] == ["/api/tuner/2/schedule"] * 4
+
+
+def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, fm):
+    play.run([task("fm_schedule", fm, config=[{"tuner_id": 0, "active": True, "events": {"monday": DAY}}])], fm.name)
+    clear_log(sim, fm)
+    wanted = dict(config=[{"tuner_id": 0, "events": {"monday": DAY[:1]}}, {"tuner_id": 6, "active": True}])
+    checked = ok(play.run([task("fm_schedule", fm, **wanted)], fm.name, check=True, diff=True)[0])
+    assert writes(sim, fm) == []
+    assert checked["changed"] is True
+    assert checked["diff"]["before"]["0"]["events"]["monday"] == DAY
+    assert checked["diff"]["after"]["0"]["events"]["monday"] == DAY[:1]
+    out = play.run([task("fm_schedule", fm, **wanted), task("fm_schedule", fm, state="gathered")], fm.name, diff=True)
+    real = ok(out[0])
+    assert real["changes"] == checked["changes"] == [{"action": "update", "key": 0}, {"action": "update", "key": 6}]
+    assert real["diff"] == checked["diff"]
+    assert ok(out[1])["gathered"] == checked["after"]
+    assert "22:00" in out.output  # the diff shows the removed event
+
+
+BAD = [
+    (dict(config=[{"tuner_id": 0, "events": {"monday": [{"time": "25:00", "state": "enabled"}]}}]),
+     "config[0] (tuner 0): events.monday[0].time: must be HH:MM (00:00 to 23:59) or a minute 0 to 1439, got '25:00'"),
+    (dict(all_tuners={"events": {"tuesday": [{"time": 1440, "state": "sleep"}]}}),
+     "all_tuners: events.tuesday[0].time: must be HH:MM (00:00 to 23:59) or a minute 0 to 1439, got 1440"),
+    (dict(config=[{"tuner_id": 1, "events": {"friday": [{"time": "noon", "state": "sleep"}]}}]),
+     "events.friday[0].time: must be HH:MM"),
+    (dict(config=[{"tuner_id": 1, "events": {"friday": [{"time": "08:00", "state": "sleep"},
+                                                        {"time": 480, "state": "enabled"}]}}]),
+     "config[0] (tuner 1): events.friday[1].time: 08:00 is given twice with different states"),
+    (dict(config=[{"tuner_id": 1, "events": {"sunday": [{"time": m, "state": "sleep"} for m in range(101)]}}]),
+     "config[0] (tuner 1): events.sunday: holds at most 100 events, got 101"),
+    (dict(config=[{"tuner_id": 1, "events": {"Monday": []}}]), "Monday"),
+    (dict(config=[{"tuner_id": 1, "events": {"monday": [{"time": "08:00", "state": "on"}]}}]),
+     "state must be one of: disabled, enabled, sleep"),
+    (dict(config=[{"tuner_id": 12, "active": True}]), "config[0]: tuner_id 12: the device has no such object"),
+]
+
+
+def test_bad_input_fails_before_any_write(play, sim, fm):
+    out = play.run([task("fm_schedule", fm, name="bad %d" % i, **options) for i, (options, unused) in enumerate(BAD)],
+                   fm.name)
+    for (options, message), result in zip(BAD, out.results):
+        assert result["failed"] is True, (options, result)
+        assert message in result["msg"], (message, result["msg"])
+    assert writes(sim, fm) == []
+
+
+def test_documented_examples_run_as_written(play, sim, fm):
+    examples = module_examples("fm_schedule")
+    out = play.run(examples, fm.name, extra_vars=EXAMPLE_VARS)
+    for example, result in zip(examples, out.results):
+        assert result.get("failed") is not True, (example["name"], result)
+    assert [r["changed"] for r in out.results] == [True, True, True]
+    stored = schedules(sim, fm)
+    assert stored[0]["active"] is True and stored[0]["events"]["wednesday"] == STORED_DAY
+    assert stored[2]["events"]["saturday"] == [{"minute": 480, "state": 1}, {"minute": 720, "state": 0}]
+    assert stored[7] == {"active": False, "events": {d: [] for d in stored[7]["events"]}}

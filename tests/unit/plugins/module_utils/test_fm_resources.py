@@ -1,0 +1,174 @@
+"""Unit tests of the FM resources: batching over all tuners, busy tuners, admin-only changes."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import BUSY, PERMISSION, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, PartialFailure
+from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_resources import (
+    Schedules,
+    Thresholds,
+    Tuners,
+    changed_leaves,
+    leaves,
+    nest,
+    reconcile_tuners,
+)
+
+
+def raw_tuner(tuner_id=0, **changes):
+    """A tuner as GET /tuners/all reports it (factory values)."""
+    raw = {
+        "tuner_id": tuner_id, "name": dev.factory_name(tuner_id), "frequency": 87500, "tuned": False, "state": 0,
+        "signal_ok": False, "muted": False, "stream_enabled": False,
+        "quality": {"rssi": 0, "snr": 0, "multipath": 0, "stereo": False, "stereo_blend": 0, "rds": False,
+                    "level": False, "alarms": ""},
+        "rds": {"pi": "", "ps": "", "prog_type": "", "radiotext": "", "pty": 0, "country": "", "language": ""},
+        "stream": {"url": dev.factory_url(tuner_id), "codec": "mp3", "requested_bitrate": 128, "measured_bitrate": 0},
+        "thresholds": copy.deepcopy(dev.FACTORY_THRESHOLDS),
+        "schedule": {"active": False, "events": {day: [] for day in dev.DAYS}},
+        "hw_settings": dict(dev.FACTORY_HW), "station_id": None,
+    }
+    raw["thresholds"]["thresholds"]["tuner_id"] = tuner_id
+    raw.update(changes)
+    return raw
+
+
+class FakeClient:
+    """Answers the reads from eight factory tuners; records writes; ``busy`` paths answer
+    like a tuner that stayed busy longer than the retry budget."""
+
+    def __init__(self, role="admin", busy=(), stations=()):
+        self.role = role
+        self.busy = busy
+        self.tuners = [raw_tuner(i) for i in range(8)]
+        self.stations = list(stations)
+        self.reads, self.posts = [], []
+
+    def get(self, path, **kwargs):
+        self.reads.append(path)
+        if path == dev.TUNERS:
+            return copy.deepcopy(self.tuners)
+        if path == dev.STATIONS:
+            return copy.deepcopy(self.stations)
+        if path == dev.VALID_BITRATES:
+            return {"bitrates": [64, 128]}
+        raise AssertionError(path)
+
+    def post(self, path, body=None, **kwargs):
+        if path in self.busy:
+            raise DeviceError(BUSY, "POST %s: device busy for more than 30 s (HTTP 503)" % path, status=503,
+                              device_message="Tuner 3 is busy")
+        self.posts.append((path, body))
+        return {}
+
+
+def test_leaves_nest_and_changed_leaves():
+    obj = {"a": {"b": 1, "c": [1, 2]}, "d": {}}
+    assert leaves(obj) == {("a", "b"): 1, ("a", "c"): [1, 2], ("d",): {}}
+    assert nest(leaves(obj)) == obj
+    assert changed_leaves({"a": {"b": 1, "c": 2}, "x": [1]}, {"a": {"b": 1, "c": 3}, "x": [1, 2]}) == {
+        "a": {"c": 3}, "x": [1, 2]}
+
+
+def test_common_thresholds_in_one_request_and_the_rest_per_tuner():
+    client = FakeClient()
+    result = reconcile_tuners(Thresholds(client), [{"tuner_id": 3, "multipath": {"max": 40}}],
+                              {"rssi": {"min": 30}, "snr": {"max": "disabled"}}, "merged", False)
+    assert result["changed"] is True
+    assert client.posts == [
+        ("/api/tuners/all/thresholds", {"thresholds": {"rssi": {"min": 30}, "snr": {"max": 0}}}),
+        ("/api/tuner/3/thresholds", {"thresholds": {"multipath": {"max": 40}}}),
+    ]
+    assert client.reads == [dev.TUNERS]
+
+
+def test_values_that_differ_per_tuner_are_not_batched():
+    client = FakeClient()
+    config = [{"tuner_id": 0, "rssi_interval": 5}, {"tuner_id": 1, "rssi_interval": 6}]
+    reconcile_tuners(Thresholds(client), config, None, "merged", False)
+    assert client.posts == [("/api/tuner/0/thresholds", {"rssi_interval": 5}),
+                            ("/api/tuner/1/thresholds", {"rssi_interval": 6})]
+
+
+def test_a_common_value_some_tuners_already_have_still_batches_without_touching_them():
+    client = FakeClient()
+    client.tuners[0]["hw_settings"]["lna_gain"] = 5
+    reconcile_tuners(Tuners(client), [], {"hw_settings": {"lna_gain": 5}}, "merged", False)
+    assert client.posts == [("/api/tuners/all/settings", {"hw_settings": {"lna_gain": 5}})]
+
+
+def test_schedule_batch_carries_active():
+    client = FakeClient()
+    events = {"monday": [{"time": "06:00", "state": "enabled"}]}
+    reconcile_tuners(Schedules(client), [], {"events": events}, "merged", False)
+    assert client.posts == [("/api/tuners/all/schedule",
+                             {"active": False, "events": {"monday": [{"minute": 360, "state": 1}]}})]
+
+
+def test_check_mode_writes_nothing():
+    client = FakeClient()
+    result = reconcile_tuners(Tuners(client), [{"tuner_id": 1, "name": "x"}], {"muted": True}, "merged", True)
+    assert result["changed"] is True and client.posts == []
+
+
+def test_a_busy_tuner_is_named_and_writes_done_before_are_listed():
+    client = FakeClient(busy=("/api/tuner/3/settings",))
+    config = [{"tuner_id": 1, "name": "one"}, {"tuner_id": 3, "name": "three"}, {"tuner_id": 5, "name": "five"}]
+    with pytest.raises(PartialFailure) as caught:
+        reconcile_tuners(Tuners(client), config, None, "merged", False)
+    message = str(caught.value)
+    assert "tuner 3 stayed busy (a band scan or a frequency change)" in message
+    assert "Tuner 3 is busy" in message
+    assert caught.value.done == [{"action": "update", "key": 1}]
+    assert caught.value.pending == [{"action": "update", "key": 3}, {"action": "update", "key": 5}]
+
+
+def test_user_role_is_refused_state_and_station_before_any_write():
+    client = FakeClient(role="user", stations=[{"station_id": 0, "frequency": 90000, "rssi": 1, "snr": 1,
+                                                "timestamp": "2024-01-01T00:00:00Z"}])
+    config = [{"tuner_id": 0, "name": "x", "operating_state": "enabled"}, {"tuner_id": 1, "station_id": 0}]
+    with pytest.raises(DeviceError) as caught:
+        reconcile_tuners(Tuners(client), config, None, "merged", False)
+    assert caught.value.kind == PERMISSION
+    assert "config[0] (tuner 0): operating_state; config[1] (tuner 1): station_id" in caught.value.message
+    assert client.posts == []
+
+
+def test_input_is_checked_before_the_first_request():
+    client = FakeClient()
+    with pytest.raises(InputError) as caught:
+        reconcile_tuners(Tuners(client), [{"tuner_id": 0, "frequency": 1}, {"tuner_id": 0}],
+                         {"stream": {"url": "udp://1.2.3.4"}}, "merged", False)
+    assert caught.value.problems == [
+        "all_tuners: stream.url: must be udp://IPv4-address:port (port 1 to 65535), got 'udp://1.2.3.4'",
+        "config[0] (tuner 0): frequency: must be in the FM band, 87500 to 108000 kHz, got 1",
+        "config[1]: tuner_id 0 is listed more than once",
+    ]
+    assert client.reads == []
+
+
+def test_bitrates_are_read_only_when_given():
+    client = FakeClient()
+    reconcile_tuners(Tuners(client), [{"tuner_id": 0, "name": "a"}], None, "merged", False)
+    assert dev.VALID_BITRATES not in client.reads
+    with pytest.raises(InputError) as caught:
+        reconcile_tuners(Tuners(FakeClient()), [{"tuner_id": 0, "stream": {"bitrate": 96}}], None, "merged", False)
+    assert "config[0] (tuner 0): stream.bitrate: must be one of the device's valid bitrates 64, 128, got 96" in str(
+        caught.value)
+
+
+def test_tuner_from_device_and_factory_agree():
+    shown = dev.tuner_from_device(raw_tuner(3))
+    assert shown == dict(dev.factory_tuner(3), station_id=None)
+    assert shown["stream"] == {"enabled": False, "url": "udp://239.1.1.4:1234", "codec": "mp3", "bitrate": 128}
+
+
+def test_tuner_info_has_all_parts():
+    info = dev.tuner_info(raw_tuner(0))
+    assert info["thresholds"]["snr"]["min"] == 10 and "tuner_id" not in info["thresholds"]
+    assert info["schedule"]["active"] is False and info["measured"]["tuned"] is False
