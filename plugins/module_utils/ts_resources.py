@@ -6,17 +6,24 @@
 from __future__ import annotations
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, Resource
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import (
+    InputError,
+    Resource,
+    reconcile_settings,
+)
 from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
 
-#: keys of an input written by POST /inputs/{id}; monitoring has its own endpoints
+#: keys of an input written by POST /inputs/{id}; monitoring, SCTE-35 and thumbnails
+#: have their own endpoints
 CONFIG_KEYS = ("name", "source", "alert_profile")
+#: an input's SCTE-35 monitoring and thumbnails when nothing is said (left out of its shape)
+FEATURES_OFF = {"scte35": False, "thumbnails": {"enabled": False}}
 
 
 class Inputs(Resource):
     """Inputs of one analyzer, keyed by name. Costs two reads (inputs, profiles) whatever
-    the number of inputs, and one write per input that differs (two when monitoring
-    changes too)."""
+    the number of inputs, and one write per input that differs, plus one for each of
+    monitoring, SCTE-35 and thumbnails that changes."""
 
     key = "name"
     atomic = ("source",)
@@ -50,6 +57,13 @@ class Inputs(Resource):
             elif kind in ("t2mi", "rf"):
                 for field, high in (dev.T2MI_MAX if kind == "t2mi" else dev.RF_MAX).items():
                     check.between("%s.%s.%s" % (where, kind, field), value[field], 0, high)
+        for index, obj in enumerate(desired):
+            thumbs = obj.get("thumbnails")
+            where = "config[%d] (%s): thumbnails.pid" % (index, obj["name"])
+            if thumbs and thumbs.get("enabled") is False and thumbs.get("pid") is not None:
+                check.fail(where, "only with enabled=true (disabled thumbnails have no PID)")
+            elif thumbs and thumbs.get("pid") is not None:
+                check.between(where, thumbs["pid"], 0, dev.PID_MAX)
         return check.problems
 
     def read(self):
@@ -84,9 +98,13 @@ class Inputs(Resource):
         return problems
 
     def defaults(self):
-        return {"alert_profile": dev.DEFAULT_PROFILE, "monitoring": "started"}
+        return dict(FEATURES_OFF, alert_profile=dev.DEFAULT_PROFILE, monitoring="started")
 
     def normalise(self, obj):
+        # SCTE-35 and thumbnails appear in the shape only when on (off is the default)
+        obj = {k: v for k, v in obj.items() if k not in FEATURES_OFF or _feature(obj, k) != FEATURES_OFF[k]}
+        if "thumbnails" in obj:
+            obj["thumbnails"] = _feature(obj, "thumbnails")
         source = obj.get("source")
         if source and "unicast" in source and source["unicast"].get("address") is None:
             obj = dict(obj, source={"unicast": dict(source["unicast"], address="0.0.0.0")})
@@ -99,6 +117,7 @@ class Inputs(Resource):
         started = dev.MONITORING[bool(created.get("monitoring", True))]
         if started != after["monitoring"]:
             self._set_monitoring(created["id"], after["monitoring"])
+        self._set_features(created["id"], dict(created, **dev.features_from_device(created)), after)
 
     def update(self, before, after):
         raw = self.raw[before["name"]]
@@ -106,6 +125,7 @@ class Inputs(Resource):
             self.client.post(dev.INPUT % raw["id"], dev.input_body(after, self.profiles[after["alert_profile"]], raw))
         if before["monitoring"] != after["monitoring"]:
             self._set_monitoring(raw["id"], after["monitoring"])
+        self._set_features(raw["id"], before, after)
 
     def delete(self, before):
         self.client.delete(dev.INPUT % self.raw[before["name"]]["id"])
@@ -114,3 +134,258 @@ class Inputs(Resource):
         # GET, but a write: never retried blindly on a connection error.
         path = dev.INPUT_START if monitoring == "started" else dev.INPUT_STOP
         self.client.get(path % input_id, idempotent=False)
+
+    def _set_features(self, input_id, before, after):
+        if _feature(before, "scte35") != _feature(after, "scte35"):
+            self.client.post(dev.INPUT_SCTE_TOGGLE % input_id, {"enabled": _feature(after, "scte35")})
+        thumbs = _feature(after, "thumbnails")
+        if _feature(before, "thumbnails") != thumbs:
+            if thumbs["enabled"]:
+                self.client.post(dev.INPUT_THUMBNAILS_ENABLE % input_id, {"pid": thumbs["pid"]})
+            else:
+                # GET, but a write: never retried blindly on a connection error.
+                self.client.get(dev.INPUT_THUMBNAILS_DISABLE % input_id, idempotent=False)
+
+
+def _feature(obj, name):
+    """SCTE-35 (bool) or thumbnails ({enabled, pid} / {enabled: false}) of an input object."""
+    value = obj.get(name, FEATURES_OFF[name])
+    if name != "thumbnails":
+        return value
+    if value.get("enabled", True) and value.get("pid") is not None:
+        return {"enabled": True, "pid": value["pid"]}
+    return {"enabled": False}
+
+
+def inputs_by_name(client):
+    """``GET /inputs`` as (the list, {name: [element, ...]}); one read."""
+    inputs = client.get(dev.INPUTS)
+    named = {}
+    for raw in inputs:
+        named.setdefault(raw["name"], []).append(raw)
+    return inputs, named
+
+
+def one_input(named, name, where):
+    """The one input named ``name``; InputError naming ``where`` when there is none or several."""
+    found = named.get(name, [])
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise InputError(["%s: the analyzer has several inputs named %r (ids %s); rename them on the device" % (
+            where, name, ", ".join(str(raw["id"]) for raw in found))])
+    raise InputError(["%s: the analyzer has no input %r (it has: %s)" % (
+        where, name, ", ".join(repr(n) for n in sorted(named)) or "none")])
+
+
+class Profiles(Resource):
+    """Alert profiles of one analyzer, keyed by name, entries keyed by error name. Costs
+    one read (profiles), one more (inputs) only when a profile is to be deleted, and one
+    write per profile that differs."""
+
+    key = "name"
+
+    def __init__(self, client):
+        super().__init__(client)
+        self.raw = {}
+
+    def check(self, desired):
+        check = Checker()
+        for index, obj in enumerate(desired):
+            if not 1 <= len(obj["name"]) <= dev.NAME_MAX:
+                check.fail("config[%d].name" % index, "must be 1 to %d characters" % dev.NAME_MAX)
+            errors = obj.get("errors")
+            if errors is None or self.state == "deleted":
+                continue
+            where = "config[%d] (%s): errors" % (index, obj["name"])
+            if not isinstance(errors, dict):
+                check.fail(where, "must be a dictionary keyed by error name, got %r" % (errors,))
+                continue
+            for name, entry in errors.items():
+                at = "%s.%s" % (where, name)
+                if name not in dev.ERROR_NAMES:
+                    check.fail(at, "unknown error name; the analyzer knows %s" % ", ".join(dev.ERROR_NAMES))
+                if not isinstance(entry, dict):
+                    check.fail(at, "must be a dictionary of %s, got %r" % (", ".join(dev.ENTRY_FIELDS), entry))
+                    continue
+                for field, value in entry.items():
+                    if field in dev.ENTRY_FLAGS:
+                        check.boolean("%s.%s" % (at, field), value)
+                    elif field == "alert_type":
+                        check.choice("%s.%s" % (at, field), value, dev.ALERT_TYPES)
+                    elif field in dev.ENTRY_NUMBERS:
+                        check.number("%s.%s" % (at, field), value, 0)
+                    else:
+                        check.fail("%s.%s" % (at, field), "unknown field; use %s" % ", ".join(dev.ENTRY_FIELDS))
+        return check.problems
+
+    def read(self):
+        current = {}
+        for raw in self.client.get(dev.PROFILES):
+            self.raw[raw["name"]] = raw
+            current[raw["name"]] = self.normalise(dev.profile_from_device(raw))
+        return current
+
+    def check_against(self, desired, current):
+        """Profiles to delete must not be the factory one, nor used by an input."""
+        listed = {obj["name"]: index for index, obj in enumerate(desired)}
+        if self.state == "deleted":
+            doomed = [n for n in listed if n in current] if desired else list(current)
+        elif self.state == "overridden":
+            doomed = [n for n in current if n not in listed]
+        else:
+            doomed = []
+
+        def where(name):
+            if name in listed:
+                return "config[%d] (%s)" % (listed[name], name)
+            if self.state == "overridden":
+                return "profile %r (not listed, so state=overridden deletes it)" % name
+            return "profile %r (config is empty, so state=deleted deletes every profile)" % name
+
+        problems = []
+        for name in [n for n in doomed if self.raw[n]["id"] == dev.FACTORY_PROFILE_ID]:
+            problems.append("%s: the factory profile cannot be deleted (the analyzer refuses);%s" % (
+                where(name), " list it to keep it" if self.state == "overridden" else " name the profiles to delete"))
+        doomed = [n for n in doomed if self.raw[n]["id"] != dev.FACTORY_PROFILE_ID]
+        if doomed:
+            inputs = self.client.get(dev.INPUTS)
+            for name in doomed:
+                users = dev.inputs_using(inputs, self.raw[name]["id"])
+                if users:
+                    problems.append("%s: cannot be deleted, input(s) %s use it; give them another alert_profile"
+                                    " first (ts_input)" % (where(name), ", ".join(repr(u) for u in users)))
+        return problems
+
+    def defaults(self):
+        return {"errors": {name: dev.factory_entry(name) for name in dev.ERROR_NAMES}}
+
+    def normalise(self, obj):
+        errors = obj.get("errors", {})
+        order = [n for n in dev.ERROR_NAMES if n in errors] + sorted(n for n in errors if n not in dev.ERROR_NAMES)
+        return dict(obj, errors={n: errors[n] for n in order})
+
+    def create(self, after):
+        self.client.post(dev.PROFILES, dev.profile_body(after))
+
+    def update(self, before, after):
+        changed = [n for n, entry in after["errors"].items() if before["errors"].get(n) != entry]
+        body = dev.profile_body(after, changed)
+        del body["name"]  # the key: never renamed
+        self.client.post(dev.PROFILE % self.raw[before["name"]]["id"], body)
+
+    def delete(self, before):
+        self.client.delete(dev.PROFILE % self.raw[before["name"]]["id"])
+
+
+class Converters(Resource):
+    """The ASI-to-IP converters, one per ASI port (a fixed set). One read; one write per
+    converter that differs (a start replaces a running converter's settings)."""
+
+    key = "asi_port"
+    fixed = True
+
+    def check(self, desired):
+        check = Checker()
+        for index, obj in enumerate(desired):
+            where = "config[%d] (ASI %s)" % (index, obj["asi_port"])
+            given = [k for k in dev.CONVERTER_SETTINGS if k in obj]
+            if given and obj.get("running") is False:
+                check.fail("%s: %s" % (where, ", ".join(given)), "only with running=true (a stopped converter sends"
+                           " nothing, its settings are not in effect)")
+            elif given and obj.get("running") is None and self.state == "replaced":
+                check.fail(where + ": running", "required with these settings (with state=replaced an unset"
+                           " running means stopped)")
+            if "multicast_address" in obj:
+                check.multicast(where + ": multicast_address", obj["multicast_address"])
+            if "multicast_port" in obj:
+                check.port(where + ": multicast_port", obj["multicast_port"])
+            if "ttl" in obj:
+                check.between(where + ": ttl", obj["ttl"], 1, dev.TTL_MAX)
+        return check.problems
+
+    def check_against(self, desired, current):
+        problems = []
+        for index, obj in enumerate(desired):
+            base = current.get(obj["asi_port"])
+            if base is None:
+                continue  # the engine reports unknown ports
+            if self.state == "replaced":
+                base = self.defaults()
+            where = "config[%d] (ASI %s)" % (index, obj["asi_port"])
+            running = obj.get("running", base["running"])
+            given = [k for k in dev.CONVERTER_SETTINGS if k in obj]
+            if not running and given:
+                problems.append("%s: running: the converter is stopped; set running=true to start it with %s" % (
+                    where, ", ".join(given)))
+            missing = [k for k in dev.CONVERTER_SETTINGS if k not in obj and k not in base]
+            if running and missing:
+                problems.append("%s: %s: required to start a stopped converter" % (where, ", ".join(missing)))
+        return problems
+
+    def read(self):
+        return {raw["port"]: dev.converter_from_device(raw) for raw in self.client.get(dev.CONVERTERS)}
+
+    def defaults(self):
+        return {"running": False}
+
+    def normalise(self, obj):
+        if obj.get("running"):
+            return obj
+        return {k: v for k, v in obj.items() if k not in dev.CONVERTER_SETTINGS}
+
+    def update(self, before, after):
+        if after["running"]:
+            self.client.post(dev.CONVERTER_START % after["asi_port"], dev.converter_body(after))
+        else:
+            # GET, but a write: never retried blindly on a connection error.
+            self.client.get(dev.CONVERTER_STOP % after["asi_port"], idempotent=False)
+
+
+def check_snmp(params):
+    """Problems with the SNMP options, found without the device; and the lists, canonical."""
+    check = Checker()
+    lists = {}
+    for index, address in enumerate(params.get("listen_addresses") or []):
+        check.unicast_ipv4("listen_addresses[%d]" % index, address, allow_any=True)
+    if params.get("listen_addresses") is not None:
+        lists["listen_addresses"] = list(params["listen_addresses"])
+    if params.get("trap_addresses") is not None:
+        lists["trap_addresses"] = [check.ipv4_port("trap_addresses[%d]" % index, address)
+                                   for index, address in enumerate(params["trap_addresses"])]
+    if check.problems:
+        raise InputError(check.problems)
+    return lists
+
+
+def _snmp_normalise(settings):
+    return dict(settings, **{key: sorted(set(settings[key]), key=_address_order) for key in dev.SNMP_LISTS})
+
+
+def _address_order(address):
+    host, colon, port = address.partition(":")
+    return tuple(int(part) for part in host.split(".")) + ((int(port),) if colon else ())
+
+
+def snmp(client, params, check_mode):
+    """Reconcile the SNMP settings; ``params['lists']`` says how the given lists meet the
+    device's (add, remove or replace). One read, one write when something differs."""
+    given = check_snmp(params)
+    current = dev.snmp_from_device(client.get(dev.SNMP_SETTINGS))
+    current = dict(current, trap_addresses=[Checker().ipv4_port("", a) or a for a in current["trap_addresses"]])
+    desired = {"enabled": params.get("enabled")}
+    for key, addresses in given.items():
+        if params["lists"] == "add":
+            desired[key] = current[key] + addresses
+        elif params["lists"] == "remove":
+            desired[key] = [a for a in current[key] if a not in addresses]
+        else:
+            desired[key] = addresses
+        if len(set(desired[key])) > dev.SNMP_LIST_MAX:
+            raise InputError(["%s: the analyzer takes at most %d addresses; with lists=%s there would be %d" % (
+                key, dev.SNMP_LIST_MAX, params["lists"], len(set(desired[key])))])
+
+    def write(after):
+        client.post(dev.SNMP_SETTINGS, after)
+
+    return reconcile_settings(current, desired, write, check_mode, atomic=dev.SNMP_LISTS, normalise=_snmp_normalise)

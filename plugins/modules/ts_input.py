@@ -26,7 +26,8 @@ options:
       - V(merged) creates the listed inputs that do not exist and updates the options you set on those that do;
         options you leave out keep the device's value.
       - V(replaced) makes each listed input exactly as given; options you leave out take their defaults
-        (O(config[].alert_profile=Default), O(config[].monitoring=started)). Inputs not listed are left alone.
+        (O(config[].alert_profile=Default), O(config[].monitoring=started), SCTE-35 monitoring and thumbnails off).
+        Inputs not listed are left alone.
       - V(overridden) is V(replaced), and also deletes every input that is not listed.
       - V(deleted) deletes the listed inputs (only O(config[].name) is needed), or every input when O(config) is empty.
       - V(gathered) reads the inputs and returns them in RV(gathered), in the shape O(config) takes. Nothing is written.
@@ -140,9 +141,32 @@ options:
           - A new input without one is V(started).
         type: str
         choices: [started, stopped]
+      scte35:
+        description:
+          - Whether the analyzer logs the input's SCTE-35 splice markers (read them with
+            M(broadcast.monitoring.ts_info)).
+          - A new input without it, or a replaced one, has it off. RV(gathered), RV(before) and RV(after)
+            show it only when it is on.
+        type: bool
+      thumbnails:
+        description:
+          - Video thumbnails of the input, decoded from one PID.
+          - "V({pid: 256}) turns them on for PID 256 (or moves them to it); V({enabled: false}) turns them off."
+          - A new input without it, or a replaced one, has them off. RV(gathered), RV(before) and RV(after)
+            show them only when they are on.
+        type: dict
+        suboptions:
+          enabled:
+            description: Whether thumbnails are decoded. V(true) needs O(config[].thumbnails.pid).
+            type: bool
+            default: true
+          pid:
+            description: The video PID to decode, 0 to 8191. Only with O(config[].thumbnails.enabled=true).
+            type: int
 notes:
   - One invocation costs one login, two reads (inputs and profiles) and one write per input that differs,
-    plus one when its monitoring state changes; never a read per input.
+    plus one for each of its monitoring state, SCTE-35 monitoring and thumbnails that changes; never a read
+    per input.
   - Writes are made in the order updates, creations, deletions, so nothing is removed before what replaces it
     is in place. When a write fails, the result lists the changes written before it (RV(written)) and those not
     written (RV(not_written)).
@@ -161,6 +185,8 @@ EXAMPLES = r"""
           multicast: {address: 239.1.1.1, port: 5000, source_address: 10.0.0.7}
         alert_profile: Default
         monitoring: started
+        scte35: true
+        thumbnails: {pid: 256}
       - name: ASI backup
         source:
           asi: {port: 2}
@@ -266,6 +292,9 @@ ARGUMENT_SPEC = dict(
                     required_one_of=[list(SOURCES)]),
         alert_profile=dict(type="str"),
         monitoring=dict(type="str", choices=["started", "stopped"]),
+        scte35=dict(type="bool"),
+        thumbnails=dict(type="dict", options=dict(enabled=dict(type="bool", default=True), pid=dict(type="int")),
+                        required_if=[("enabled", True, ["pid"])]),
     )),
 )
 

@@ -1,0 +1,295 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The analyzer's operations that are not state: SD card capture (recording, files, card
+preparation) and statistics actions (resets, downloads).
+
+Each runs only when asked. In check mode nothing is written, started or downloaded: the
+reads that say what would happen are made, and the result says it (``changed`` + ``msg``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import time
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import inputs_by_name, one_input
+
+CHUNK = 1024 * 1024
+POLL = 0.25
+
+
+# -- files on the controller ------------------------------------------------------------
+def destination(dest, default_name):
+    """The file to write: ``dest``, or ``dest/default_name`` when ``dest`` is a directory.
+    InputError when its directory does not exist (checked before any request)."""
+    path = os.path.join(dest, default_name) if os.path.isdir(dest) else dest
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputError(["dest: directory %s does not exist" % folder])
+    return path
+
+
+def file_sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def download(client, path, dest, params=None, idempotent=True):
+    """Stream ``GET path`` to ``dest`` through a temporary file beside it (never the whole
+    body in memory); replace ``dest`` only when the content differs. Returns
+    ``(changed, {"dest", "size", "sha256"})``. Messages never carry the query (it may hold a
+    one-time token)."""
+    folder = os.path.dirname(os.path.abspath(dest))
+    handle, part = tempfile.mkstemp(prefix=".%s." % os.path.basename(dest), suffix=".part", dir=folder)
+    digest, size = hashlib.sha256(), 0
+    try:
+        with os.fdopen(handle, "wb") as out:
+            response = client.request("GET", path, params=params, raw=True, stream=True, idempotent=idempotent)
+            try:
+                chunks = response.iter_content(CHUNK)
+                while True:
+                    try:
+                        chunk = next(chunks, None)
+                    except OSError as err:  # requests' transfer errors; their text may hold the URL
+                        raise DeviceError(UNREACHABLE, "GET %s: the transfer broke off after %d bytes (%s)" % (
+                            path, size, type(err).__name__)) from None
+                    if chunk is None:
+                        break
+                    out.write(chunk)
+                    digest.update(chunk)
+                    size += len(chunk)
+                expected = response.headers.get("Content-Length")
+                if expected is not None and expected.isdigit() and int(expected) != size:
+                    raise DeviceError(UNREACHABLE, "GET %s: the transfer ended after %d of %s bytes" % (
+                        path, size, expected))
+            finally:
+                response.close()
+        sha256 = digest.hexdigest()
+        info = {"dest": dest, "size": size, "sha256": sha256}
+        if os.path.isfile(dest) and os.path.getsize(dest) == size and file_sha256(dest) == sha256:
+            os.unlink(part)
+            return False, info
+        if os.path.exists(dest):
+            mode = os.stat(dest).st_mode & 0o7777
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(part, mode)
+        os.replace(part, dest)
+        return True, info
+    except BaseException:
+        if os.path.exists(part):
+            os.unlink(part)
+        raise
+
+
+# -- SD card and recording --------------------------------------------------------------
+def _card(client, names):
+    return dev.card_from_device(client.post(dev.SDCARD_STATUS, idempotent=True), names)
+
+
+def _files(client):
+    return dev.files_from_device(client.post(dev.SDCARD_FILES, idempotent=True))
+
+
+def _ids_to_names(inputs):
+    return {raw["id"]: raw["name"] for raw in inputs}
+
+
+def _file(files, filename):
+    """The listed file, or None; InputError while it is still being recorded."""
+    entry = next((f for f in files if f["filename"] == filename), None)
+    if entry is not None and entry["recording"]:
+        raise InputError(["filename: %s is being recorded; stop the recording first (operation=stop)" % filename])
+    return entry
+
+
+def _confirmed(params, what):
+    if not params.get("confirm"):
+        raise InputError(["confirm: %s; set confirm=true to do it" % what])
+
+
+def _idle(card, operation):
+    if card["status"] == "preparing" or card["recording"]:
+        busy = "is being prepared" if card["status"] == "preparing" else "is recording input %r (file %s)" % (
+            card["recording"]["input"], card["recording"]["filename"])
+        raise InputError(["operation: cannot %s while the SD card %s" % (operation, busy)])
+
+
+def recording(client, params, check_mode):
+    """ts_recording: one operation on the SD card; the module's result."""
+    operation = params["operation"]
+    if operation in ("format", "init"):
+        erases = ", which erases every capture file" if operation == "format" else ""
+        _confirmed(params, "%s the SD card%s" % (operation, erases))
+    if operation == "delete_all":
+        _confirmed(params, "deleting every capture file cannot be undone")
+    for key in ("duration", "size"):
+        if params.get(key) is not None and params[key] < 1:
+            raise InputError(["%s: must be >= 1 (leave it out for no limit), got %d" % (key, params[key])])
+    dest = None
+    if operation == "download":
+        dest = destination(params["dest"], params["filename"])
+    return OPERATIONS[operation](client, params, check_mode, dest)
+
+
+def _start(client, params, check_mode, dest):
+    inputs, named = inputs_by_name(client)
+    raw = one_input(named, params["input"], "input")
+    card = _card(client, _ids_to_names(inputs))
+    rec = card["recording"]
+    if rec and rec["input"] == raw["name"]:
+        return {"changed": False, "recording": rec, "card": card, "msg": "input %r is already recording to %s" % (
+            raw["name"], rec["filename"])}
+    if raw.get("state") != "ok":
+        why = "monitoring is stopped" if raw.get("state") == "paused" else "it has no signal"
+        raise InputError(["input: %r has no stream to record (%s)" % (raw["name"], why)])
+    _idle(card, "start a recording")
+    limits = {key: params[key] for key in ("duration", "size") if params.get(key) is not None}
+    if check_mode:
+        return {"changed": True, "card": card, "msg": "would start recording input %r" % raw["name"]}
+    started = client.post(dev.RECORD_START % raw["id"], limits)
+    names = _ids_to_names(inputs)
+    return {"changed": True, "recording": dev.card_from_device({"status": "recording", "recording": started},
+                                                               names)["recording"],
+            "card": _card(client, names), "msg": "recording input %r to %s" % (raw["name"], started["filename"])}
+
+
+def _stop(client, params, check_mode, dest):
+    inputs, named = inputs_by_name(client)
+    wanted = one_input(named, params["input"], "input")["name"] if params.get("input") else None
+    names = _ids_to_names(inputs)
+    raw = client.post(dev.SDCARD_STATUS, idempotent=True)
+    card = dev.card_from_device(raw, names)
+    rec = card["recording"]
+    if not rec or (wanted is not None and rec["input"] != wanted):
+        return {"changed": False, "card": card, "msg": "input %r is not recording" % wanted if wanted
+                else "nothing is recording"}
+    if check_mode:
+        return {"changed": True, "card": card, "msg": "would stop recording input %r (file %s)" % (
+            rec["input"], rec["filename"])}
+    finished = client.get(dev.RECORD_STOP % raw["recording"]["input_id"], idempotent=False)
+    return {"changed": True, "file": {"filename": finished["filename"], "size": finished["size"],
+                                      "timestamp": finished.get("timestamp")},
+            "card": _card(client, names), "msg": "stopped recording input %r" % rec["input"]}
+
+
+def _list(client, params, check_mode, dest):
+    inputs = client.get(dev.INPUTS)
+    return {"changed": False, "card": _card(client, _ids_to_names(inputs)), "files": _files(client)}
+
+
+def _download(client, params, check_mode, dest):
+    filename = params["filename"]
+    files = _files(client)
+    entry = _file(files, filename)
+    if entry is None:
+        raise InputError(["filename: the SD card has no file %r (it has: %s)" % (
+            filename, ", ".join(f["filename"] for f in files) or "none")])
+    if os.path.isfile(dest) and os.path.getsize(dest) == entry["size"] and not params.get("force"):
+        return {"changed": False, "file": {"filename": filename, "dest": dest, "size": entry["size"],
+                                           "sha256": file_sha256(dest)},
+                "msg": "%s already holds %s (same size; force=true downloads again)" % (dest, filename)}
+    if check_mode:
+        return {"changed": True, "file": {"filename": filename, "dest": dest, "size": entry["size"]},
+                "msg": "would download %s (%d bytes) to %s" % (filename, entry["size"], dest)}
+    once = client.get(dev.SDCARD_DOWNLOAD_TOKEN)["token"]
+    # one-time: a retry could only be refused, so the GET is not retried
+    changed, info = download(client, dev.SDCARD_DOWNLOAD, dest, params={"filename": filename, "token": once},
+                             idempotent=False)
+    del once
+    return {"changed": changed, "file": dict(info, filename=filename),
+            "msg": "downloaded %s to %s" % (filename, dest) if changed else "%s already held %s" % (dest, filename)}
+
+
+def _delete(client, params, check_mode, dest):
+    filename = params["filename"]
+    if _file(_files(client), filename) is None:
+        return {"changed": False, "msg": "the SD card has no file %r" % filename}
+    if check_mode:
+        return {"changed": True, "msg": "would delete %s" % filename}
+    client.post(dev.SDCARD_DELETE, params={"filename": filename})
+    return {"changed": True, "msg": "deleted %s" % filename}
+
+
+def _delete_all(client, params, check_mode, dest):
+    inputs = client.get(dev.INPUTS)
+    card = _card(client, _ids_to_names(inputs))
+    files = [f for f in _files(client) if not f["recording"]]
+    _idle(card, "delete every file")
+    if not files:
+        return {"changed": False, "card": card, "msg": "the SD card holds no capture file"}
+    if check_mode:
+        return {"changed": True, "card": card, "msg": "would delete %d file(s)" % len(files)}
+    client.post(dev.SDCARD_DELETE_ALL)
+    return {"changed": True, "card": _card(client, _ids_to_names(inputs)), "msg": "deleted %d file(s)" % len(files)}
+
+
+def _prepare(client, params, check_mode, dest):
+    operation = params["operation"]
+    inputs = client.get(dev.INPUTS)
+    names = _ids_to_names(inputs)
+    card = _card(client, names)
+    _idle(card, operation + " the card")
+    if check_mode:
+        return {"changed": True, "card": card, "msg": "would %s the SD card" % operation}
+    card = dev.card_from_device(client.post(dev.SDCARD_PREPARE[operation]), names)
+    deadline = time.monotonic() + params["wait_timeout"]
+    while card["status"] == "preparing" and params["wait_timeout"] > 0:
+        if time.monotonic() > deadline:
+            raise DeviceError(UNREACHABLE, "the SD card was still preparing %d s after %s started" % (
+                params["wait_timeout"], operation))
+        time.sleep(POLL)
+        card = _card(client, names)
+    return {"changed": True, "card": card, "msg": "SD card %s %s" % (
+        operation, "done" if card["status"] != "preparing" else "started")}
+
+
+OPERATIONS = {"start": _start, "stop": _stop, "list": _list, "download": _download, "delete": _delete,
+              "delete_all": _delete_all, "init": _prepare, "format": _prepare}
+
+
+# -- statistics actions -----------------------------------------------------------------
+def statistics(client, params, check_mode):
+    """ts_statistics: one action; the module's result."""
+    operation = params["operation"]
+    if operation == "download_mib":
+        dest = destination(params["dest"], dev.MIB_FILENAME)
+        if check_mode:
+            return {"changed": True, "msg": "would download the MIB to %s (changed only if it differs)" % dest}
+        changed, info = download(client, dev.SNMP_MIB, dest)
+        return {"changed": changed, "file": info, "msg": "MIB %s %s" % ("written to" if changed else "unchanged in", dest)}
+    if operation in ("reset_current", "clear_archive"):
+        what = "reset the current statistics of every input" if operation == "reset_current" \
+            else "clear the statistics archive"
+        if not check_mode:
+            client.delete(dev.STATISTICS_CURRENT if operation == "reset_current" else dev.STATISTICS_ARCHIVE)
+        return {"changed": True, "msg": ("would " if check_mode else "did ") + what}
+    named = inputs_by_name(client)[1]
+    if operation == "download_alerts":
+        raw = one_input(named, params["input"], "input")
+        dest = destination(params["dest"], dev.ALERTS_CSV_FILENAME % raw["id"])
+        if check_mode:
+            return {"changed": True, "msg": "would download the alert log of input %r to %s (changed only if it"
+                                            " differs)" % (raw["name"], dest)}
+        changed, info = download(client, dev.INPUT_ALERTS_CSV % raw["id"], dest)
+        return {"changed": changed, "file": info, "msg": "alert log of input %r %s %s" % (
+            raw["name"], "written to" if changed else "unchanged in", dest)}
+    chosen = [one_input(named, name, "inputs[%d]" % index) for index, name in enumerate(params["inputs"])]
+    if not check_mode:
+        for raw in chosen:
+            client.get(dev.INPUT_RESET_STATISTICS % raw["id"], idempotent=False)  # GET, but an action
+    names = [raw["name"] for raw in chosen]
+    listed = ", ".join(repr(n) for n in names) or "no input"
+    return {"changed": bool(chosen), "inputs": names,
+            "msg": "%s the statistics and alert log of %s" % ("would reset" if check_mode else "reset", listed)}

@@ -1,0 +1,209 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What ts_info reads: one reader per subset, each a few GETs (or POST queries), never a
+write. Data about inputs is keyed by input name (``name #id`` when two share a name)."""
+
+from __future__ import annotations
+
+import datetime
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
+
+SUBSETS = ("system_status", "system_device", "inputs", "pids", "tables", "epg", "epg_parameters", "rf_metrics",
+           "statistics", "statistics_archive", "cas", "alerts", "ip_alerts", "metric_ranges", "metrics", "snmp",
+           "converter", "sdcard", "system_network", "system_datetime", "system_timezone", "system_warnings",
+           "system_log")
+MINIMAL = ("system_status", "system_device", "inputs")
+
+
+def _iso(check, where, value):
+    try:
+        datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        check.fail(where, "must be an ISO 8601 time such as 2026-11-21T10:15:00Z, got %r" % value)
+
+
+def check_options(params):
+    """Problems with the subset options, found before the first request."""
+    check = Checker()
+    alerts = params.get("alerts") or {}
+    for index, name in enumerate(alerts.get("error_names") or []):
+        if name not in dev.ERROR_NAMES:
+            check.fail("alerts.error_names[%d]" % index, "unknown error name %r; the analyzer knows %s" % (
+                name, ", ".join(dev.ERROR_NAMES)))
+    if alerts.get("pid") is not None:
+        check.between("alerts.pid", alerts["pid"], 0, dev.PID_MAX)
+    if alerts.get("page") is not None:
+        check.between("alerts.page", alerts["page"], 1, 10 ** 6)
+    if alerts.get("per_page") is not None:
+        check.between("alerts.per_page", alerts["per_page"], 1, dev.ALERTS_PER_PAGE_MAX)
+    for option in ("alerts", "archive", "epg"):
+        for key in ("time", "start_time", "end_time"):
+            if (params.get(option) or {}).get(key) is not None:
+                _iso(check, "%s.%s" % (option, key), params[option][key])
+    epg = params.get("epg") or {}
+    for index, sid in enumerate(epg.get("service_ids") or []):
+        check.between("epg.service_ids[%d]" % index, sid, 0, 65535)
+    for key in ("transport_stream_id", "original_network_id"):
+        if epg.get(key) is not None:
+            check.between("epg.%s" % key, epg[key], 0, 65535)
+    metrics = params.get("metrics") or {}
+    for key, low, high in (("range_id", 1, None), ("from_time", 0, None), ("to_time", 0, None),
+                           ("pid", 0, dev.PID_MAX)):
+        if metrics.get(key) is not None:
+            check.between("metrics.%s" % key, metrics[key], low, high)
+    if None not in (metrics.get("from_time"), metrics.get("to_time")) and metrics["from_time"] > metrics["to_time"]:
+        check.fail("metrics.from_time", "must not be after metrics.to_time")
+    for index, table in enumerate(params.get("known_tables") or []):
+        for key, high in (("table_id", 255), ("table_id_extension", 65535), ("revision", None)):
+            check.between("known_tables[%d].%s" % (index, key), table[key], 0, high)
+    for key, value in (params.get("system_log") or {}).items():
+        if value is not None:
+            check.between("system_log.%s" % key, value, 0, None)
+    return check.problems
+
+
+class Reader:
+    """Reads the selected subsets; the input list is read once, and only when needed."""
+
+    def __init__(self, client, params):
+        self.client = client
+        self.params = params
+        self._inputs = None
+
+    # -- inputs and their names -------------------------------------------------------
+    def all_inputs(self):
+        if self._inputs is None:
+            self._inputs = self.client.get(dev.INPUTS)
+        return self._inputs
+
+    def label(self, input_id):
+        """The name an input's data is keyed by: its name, or ``name #id`` when not unique."""
+        raw = next((r for r in self.all_inputs() if r["id"] == input_id), None)
+        if raw is None:
+            return "#%s" % input_id
+        twins = [r for r in self.all_inputs() if r["name"] == raw["name"]]
+        return raw["name"] if len(twins) == 1 else "%s #%d" % (raw["name"], raw["id"])
+
+    def selected(self):
+        """The inputs ``inputs`` names (all when it is empty); InputError for unknown names."""
+        names = self.params.get("inputs") or []
+        known = {r["name"] for r in self.all_inputs()}
+        unknown = ["inputs[%d]: the analyzer has no input %r" % (i, n) for i, n in enumerate(names) if n not in known]
+        unknown += ["known_tables[%d].input: the analyzer has no input %r" % (i, t["input"])
+                    for i, t in enumerate(self.params.get("known_tables") or []) if t["input"] not in known]
+        if unknown:
+            have = ", ".join(repr(n) for n in sorted(known)) or "no input"
+            raise InputError(unknown + ["inputs: the analyzer has %s" % have])
+        return [r for r in self.all_inputs() if not names or r["name"] in names]
+
+    def per_input(self, read):
+        return {self.label(raw["id"]): read(raw) for raw in self.selected()}
+
+    def keep(self, input_id):
+        return input_id in {raw["id"] for raw in self.selected()}
+
+    # -- readers ------------------------------------------------------------------------
+    def readers(self):
+        get = self.client.get
+        return {
+            "system_status": lambda: get(dev.STATUS),
+            "system_device": lambda: get(dev.DEVICE_INFO),
+            "inputs": self.inputs,
+            "pids": lambda: self.per_input(lambda raw: get(dev.INPUT_PIDS % raw["id"])),
+            "tables": lambda: self.per_input(self.tables),
+            "epg": lambda: self.per_input(self.epg),
+            "epg_parameters": lambda: self.per_input(lambda raw: get(dev.INPUT_EPG_PARAMETERS % raw["id"])),
+            "rf_metrics": self.rf_metrics,
+            "statistics": self.statistics,
+            "statistics_archive": self.archive,
+            "cas": lambda: {self.label(s["input_id"]): s["systems"] for s in get(dev.STATISTICS_CAS)
+                            if self.keep(s["input_id"])},
+            "alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_ALERTS % raw["id"])),
+            "ip_alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_IP_ALERTS % raw["id"])),
+            "metric_ranges": lambda: get(dev.METRIC_RANGES),
+            "metrics": self.metrics,
+            "snmp": lambda: dev.snmp_from_device(get(dev.SNMP_SETTINGS)),
+            "converter": lambda: [dev.converter_from_device(raw) for raw in get(dev.CONVERTERS)],
+            "sdcard": self.sdcard,
+            "system_network": lambda: get(dev.NETWORK),
+            "system_datetime": lambda: get(dev.DATETIME),
+            "system_timezone": lambda: get(dev.TIMEZONE)["timezone"],
+            "system_warnings": lambda: get(dev.SYSTEM_WARNINGS),
+            "system_log": lambda: get(dev.SYSTEM_LOG, params={k: v for k, v in (self.params.get("system_log") or {})
+                                                              .items() if v is not None}),
+        }
+
+    def inputs(self):
+        names = {p["id"]: p["name"] for p in self.client.get(dev.PROFILES)}
+        return [dev.input_state_from_device(raw, names) for raw in self.selected()]
+
+    def tables(self, raw):
+        known = [{k: t[k] for k in ("table_id", "table_id_extension", "revision")}
+                 for t in self.params.get("known_tables") or [] if t["input"] == raw["name"]]
+        if known:
+            return self.client.post(dev.INPUT_TABLES % raw["id"], {"tables": known}, idempotent=True)
+        return self.client.get(dev.INPUT_TABLES % raw["id"])
+
+    def epg(self, raw):
+        body = {k: v for k, v in (self.params.get("epg") or {}).items() if v is not None}
+        body.setdefault("eit_type", "eit")
+        return self.client.post(dev.INPUT_EPG % raw["id"], body, idempotent=True)
+
+    def rf_metrics(self):
+        metrics = self.client.get(dev.RF_METRICS)
+        input_id = metrics.get("input_id")
+        return dict(metrics, input=None if input_id is None else self.label(input_id))
+
+    def statistics(self):
+        streams = self.client.get(dev.STATISTICS_CURRENT).get("transport_streams", [])
+        return {self.label(s["input_id"]): dev.statistics_from_device(s) for s in streams if self.keep(s["input_id"])}
+
+    def archive(self):
+        options = self.params.get("archive") or {}
+        query = {k: v for k, v in (("period", options.get("period") or "total"), ("time", options.get("time")))
+                 if v is not None}
+        raw = self.client.get(dev.STATISTICS_ARCHIVE, params=query)
+        return {"period": raw.get("period"), "start": raw.get("start"), "end": raw.get("end"),
+                "inputs": {self.label(s["input_id"]): s["data"] for s in raw.get("transport_streams", [])
+                           if self.keep(s["input_id"])}}
+
+    def alerts(self, path):
+        """One page when ``alerts.page`` is set, else every page (the most per request)."""
+        options = self.params.get("alerts") or {}
+        if options.get("page") is not None:
+            page = self.client.post(path, dev.alerts_query(options, options["page"], options.get("per_page") or 20),
+                                    idempotent=True)
+            return {"page": page["page"], "per_page": page["perPage"], "total": page["total"], "items": page["items"]}
+        items, total = [], 0
+        for number in range(1, dev.ALERTS_PAGES_MAX + 1):
+            page = self.client.post(path, dev.alerts_query(options, number, dev.ALERTS_PER_PAGE_MAX), idempotent=True)
+            items.extend(page["items"])
+            total = page["total"]
+            if not page["items"] or len(items) >= total:
+                break
+        return {"total": total, "items": items}
+
+    def metrics(self):
+        options = self.params.get("metrics") or {}
+        query = dev.metrics_query(options)
+        if options.get("pid") is None and not self.params.get("inputs"):
+            raw = self.client.get(dev.METRICS, params=query)
+            series = {self.label(s["input_id"]): s["samples"] for s in raw.get("inputs", [])}
+        else:
+            raw, series = {}, {}
+            for one in self.selected():
+                raw = self.client.get(dev.INPUT_METRICS % one["id"], params=query)
+                series[self.label(one["id"])] = raw["samples"]
+        return {"range_id": raw.get("range_id", query["rangeId"]), "sample_duration": raw.get("sample_duration"),
+                "from_time": raw.get("from_time"), "to_time": raw.get("to_time"), "pid": options.get("pid"),
+                "inputs": series}
+
+    def sdcard(self):
+        names = {raw["id"]: self.label(raw["id"]) for raw in self.all_inputs()}
+        card = dev.card_from_device(self.client.post(dev.SDCARD_STATUS, idempotent=True), names)
+        card["files"] = dev.files_from_device(self.client.post(dev.SDCARD_FILES, idempotent=True))
+        return card

@@ -1,0 +1,179 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: ts_alert_profile
+short_description: Manage the alert profiles of a transport-stream analyzer
+version_added: 0.1.0
+description:
+  - Manages all alert profiles of one transport-stream analyzer in one invocation, keyed by O(config[].name).
+  - A profile says, per error the analyzer detects, whether it is evaluated, how severe an alert is, whether
+    an SNMP trap is sent, and the thresholds. Inputs name the profile they use (M(broadcast.monitoring.ts_input)).
+  - Reads the profiles once, compares only the entries and fields you set, and writes only the profiles that differ.
+author:
+  - Broadcast Monitoring Team (@broadcast-monitoring)
+extends_documentation_fragment:
+  - broadcast.monitoring.connection
+  - broadcast.monitoring.attributes
+  - broadcast.monitoring.attributes.TS
+options:
+  state:
+    description:
+      - V(merged) creates the listed profiles that do not exist and updates the entries you set on those that do;
+        entries and fields you leave out keep the device's value.
+      - V(replaced) makes each listed profile exactly as given; entries and fields you leave out take the factory
+        values (enabled, no SNMP trap, thresholds 0, alert type V(critical) for TR 101 290 priority 1 errors and
+        V(warning) for the others). Profiles not listed are left alone.
+      - V(overridden) is V(replaced), and also deletes every profile that is not listed. The factory profile
+        V(Default) cannot be deleted, so list it.
+      - V(deleted) deletes the listed profiles (only O(config[].name) is needed), or every profile when O(config)
+        is empty (which fails while V(Default) exists, see below).
+      - V(gathered) reads the profiles and returns them in RV(gathered), in the shape O(config) takes.
+      - A profile that an input uses cannot be deleted; the module then fails before any write, naming the inputs.
+        The factory profile V(Default) cannot be deleted either (the analyzer refuses); the module fails before any
+        write, whether V(deleted) names it or V(overridden) would delete it because it is not listed.
+    type: str
+    choices: [merged, replaced, overridden, deleted, gathered]
+    default: merged
+  config:
+    description:
+      - The alert profiles. Names must be unique in the list.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      name:
+        description: The profile's name, 1 to 64 characters; the key the module finds it by.
+        type: str
+        required: true
+      errors:
+        description:
+          - Entries by error name. Each key is an error name the analyzer knows, each value a dictionary of the
+            fields below (all optional).
+          - The names are the analyzer's TR 101 290 ones (for example V(ts_sync_loss), V(continuity_count_error),
+            V(pcr_accuracy_error)), its T2-MI ones (V(t2mi_sync_error) and the other C(t2mi_*) names) and its
+            IP-layer ones (V(input_mlr_error) and the other C(input_*) names). O(state=gathered) lists every one of
+            them; an unknown name fails before any request, with a message that lists every known name.
+          - C(enabled) (boolean) whether the error is evaluated at all.
+          - C(alert_type) one of V(none), V(warning), V(critical), the severity of its alert records.
+          - C(snmp_trap) (boolean) whether an SNMP trap is sent for it (see M(broadcast.monitoring.ts_snmp)).
+          - C(threshold) (number >= 0) the count above which an alert is recorded.
+          - C(min_value) and C(max_value) (numbers >= 0) the bounds the analyzer stores with the entry.
+        type: dict
+notes:
+  - One invocation costs one login and one read (the profiles), one more read (the inputs) only when a profile is
+    to be deleted, and one write per profile that differs (an update sends only the entries that changed).
+  - RV(before), RV(after) and RV(gathered) list every entry of each profile, in the analyzer's order.
+"""
+
+EXAMPLES = r"""
+- name: A strict profile for contribution feeds, the rest of its entries at factory values
+  broadcast.monitoring.ts_alert_profile:
+    host: "{{ ansible_host }}"
+    port: "{{ device_port | default(80) }}"
+    password: "{{ ts_admin_password }}"
+    state: replaced
+    config:
+      - name: Contribution
+        errors:
+          continuity_count_error: {alert_type: critical, snmp_trap: true}
+          pcr_accuracy_error: {alert_type: critical, threshold: 2}
+          input_mlr_error: {alert_type: critical, snmp_trap: true}
+          eit_other_error: {enabled: false}
+
+- name: Trap on sync loss in the factory profile, leave its other entries alone
+  broadcast.monitoring.ts_alert_profile:
+    host: "{{ ansible_host }}"
+    port: "{{ device_port | default(80) }}"
+    password: "{{ ts_admin_password }}"
+    config:
+      - name: Default
+        errors:
+          ts_sync_loss: {snmp_trap: true}
+
+- name: Read the profiles as config
+  broadcast.monitoring.ts_alert_profile:
+    host: "{{ ansible_host }}"
+    port: "{{ device_port | default(80) }}"
+    role: user
+    password: "{{ ts_user_password }}"
+    state: gathered
+  register: profiles
+
+- name: Remove a profile no input uses any more
+  broadcast.monitoring.ts_alert_profile:
+    host: "{{ ansible_host }}"
+    port: "{{ device_port | default(80) }}"
+    password: "{{ ts_admin_password }}"
+    state: deleted
+    config:
+      - name: Contribution
+"""
+
+RETURN = r"""
+before:
+  description: The profiles before the module ran, in the shape of O(config), every entry listed.
+  returned: when O(state) is not V(gathered)
+  type: list
+  elements: dict
+  sample: [{"name": "Default", "errors": {"ts_sync_loss": {"enabled": true, "alert_type": "critical",
+            "snmp_trap": false, "threshold": 0, "min_value": 0, "max_value": 0}}}]
+after:
+  description: The profiles after the module ran (in check mode, what they would be).
+  returned: when O(state) is not V(gathered)
+  type: list
+  elements: dict
+gathered:
+  description: The profiles on the device, in the shape of O(config).
+  returned: when O(state=gathered)
+  type: list
+  elements: dict
+changes:
+  description: What was (or in check mode, would be) written, one entry per profile.
+  returned: when O(state) is not V(gathered)
+  type: list
+  elements: dict
+  sample: [{"action": "update", "key": "Default"}]
+requests:
+  description: HTTP requests this invocation sent, by kind.
+  returned: success
+  type: dict
+  sample: {"login": 1, "read": 1, "write": 1}
+written:
+  description: Changes that had been written when a write failed.
+  returned: failure during writes
+  type: list
+  elements: dict
+not_written:
+  description: Changes not written because an earlier write failed.
+  returned: failure during writes
+  type: list
+  elements: dict
+"""
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import STATES, reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import Profiles
+
+ARGUMENT_SPEC = dict(
+    state=dict(type="str", default="merged", choices=list(STATES)),
+    config=dict(type="list", elements="dict", default=[], options=dict(
+        name=dict(type="str", required=True),
+        errors=dict(type="dict"),
+    )),
+)
+
+
+def main():
+    module = DeviceModule(ARGUMENT_SPEC, ts_device)
+    params = module.params
+    module.run(lambda: reconcile(Profiles(module.client), params["config"], params["state"], module.check_mode))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: ts_snmp
+short_description: Manage the SNMP agent of a transport-stream analyzer
+version_added: 0.1.0
+description:
+  - Manages the analyzer's SNMP (v2c) agent (off by default), whether it runs, the addresses whose SNMP requests it
+    answers, and where it sends traps.
+  - Which errors send a trap is set per alert profile entry (M(broadcast.monitoring.ts_alert_profile),
+    C(snmp_trap)); the MIB is downloaded with M(broadcast.monitoring.ts_statistics).
+  - Options you leave out keep the device's value. The address lists are compared as sets (order and duplicates
+    do not matter); O(lists) says whether the given addresses are added to, removed from, or replace the device's.
+author:
+  - Broadcast Monitoring Team (@broadcast-monitoring)
+extends_documentation_fragment:
+  - broadcast.monitoring.connection
+  - broadcast.monitoring.attributes
+  - broadcast.monitoring.attributes.TS
+options:
+  enabled:
+    description: Whether the SNMP agent runs.
+    type: bool
+  listen_addresses:
+    description:
+      - Hosts whose SNMP requests the agent answers, as unicast IPv4 addresses; V(0.0.0.0) means any host.
+      - At most 16 on the device.
+    type: list
+    elements: str
+  trap_addresses:
+    description:
+      - Trap destinations, written C(IPv4-address:port) (port 1 to 65535, usually 162).
+      - At most 16 on the device.
+    type: list
+    elements: str
+  lists:
+    description:
+      - How O(listen_addresses) and O(trap_addresses) meet the device's lists. A list you leave out is not touched.
+      - V(add) adds the given addresses to the device's (those it has already are kept once).
+      - V(remove) removes the given addresses from the device's (absent ones are ignored).
+      - V(replace) makes the device's list exactly the given one; an empty list V([]) clears it.
+    type: str
+    choices: [add, remove, replace]
+    default: add
+notes:
+  - One invocation costs one login, one read and, when something differs, one write of the whole settings.
+  - The device stores the lists sorted as the module writes them; RV(before) and RV(after) show them sorted.
+"""
+
+EXAMPLES = r"""
+- name: Run the agent for the NMS and send traps to two collectors
+  broadcast.monitoring.ts_snmp:
+    host: "{{ ansible_host }}"
+    port: "{{ device_port | default(80) }}"
+    password: "{{ ts_admin_password }}"
+    enabled: true
+    listen_addresses: [10.0.0.50]
+    trap_addresses: ["10.0.0.100:162", "10.0.0.101:162"]
+
+- name: Retire one collector, keep the rest
+  broadcast.monitoring.ts_snmp:
+    host: "{{ ansible_host }}"
+    port: "{{ device_port | default(80) }}"
+    password: "{{ ts_admin_password }}"
+    lists: remove
+    trap_addresses: ["10.0.0.101:162"]
+
+- name: Exactly these addresses, whatever the device had
+  broadcast.monitoring.ts_snmp:
+    host: "{{ ansible_host }}"
+    port: "{{ device_port | default(80) }}"
+    password: "{{ ts_admin_password }}"
+    lists: replace
+    listen_addresses: [0.0.0.0]
+    trap_addresses: ["10.0.0.100:162"]
+"""
+
+RETURN = r"""
+before:
+  description: The SNMP settings before the module ran.
+  returned: success
+  type: dict
+  sample: {"enabled": false, "listen_addresses": [], "trap_addresses": []}
+after:
+  description: The SNMP settings after the module ran (in check mode, what they would be).
+  returned: success
+  type: dict
+  sample: {"enabled": true, "listen_addresses": ["10.0.0.50"], "trap_addresses": ["10.0.0.100:162"]}
+requests:
+  description: HTTP requests this invocation sent, by kind.
+  returned: success
+  type: dict
+  sample: {"login": 1, "read": 1, "write": 1}
+"""
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import snmp
+
+ARGUMENT_SPEC = dict(
+    enabled=dict(type="bool"),
+    listen_addresses=dict(type="list", elements="str"),
+    trap_addresses=dict(type="list", elements="str"),
+    lists=dict(type="str", default="add", choices=["add", "remove", "replace"]),
+)
+
+
+def main():
+    module = DeviceModule(ARGUMENT_SPEC, ts_device)
+    module.run(lambda: snmp(module.client, module.params, module.check_mode))
+
+
+if __name__ == "__main__":
+    main()

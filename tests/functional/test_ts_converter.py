@@ -1,0 +1,99 @@
+"""ts_converter end to end: ansible-playbook against a simulated analyzer."""
+
+import pytest
+
+from .analyzer import Api, checked, clear_log, task, writes
+from .conftest import EXAMPLE_VARS, module_examples
+
+SEND = {"asi_port": 1, "running": True, "multicast_address": "239.10.0.1", "multicast_port": 5000,
+        "interface": "eth1", "ttl": 16}
+
+
+@pytest.fixture
+def ts(sim):
+    device = sim.fleet.by_name("ts-002")
+    sim.call(device.reset)
+    return device
+
+
+def converter(device, state="merged", config=None, **args):
+    return task("ts_converter", device, state=state, config=config or [], **args)
+
+
+def ports(device):
+    return {c["port"]: c for c in Api(device).get("/converter")}
+
+
+def test_start_change_stop_idempotent_and_gathered(play, sim, ts):
+    out = play.run([
+        converter(ts, "replaced", [SEND, {"asi_port": 2, "running": False}]),
+        converter(ts, "replaced", [SEND, {"asi_port": 2, "running": False}]),
+        converter(ts, config=[{"asi_port": 1, "ttl": 32}]),
+        converter(ts, config=[{"asi_port": 1, "ttl": 32}]),
+        converter(ts, config=[{"asi_port": 1, "running": False}]),
+        converter(ts, config=[{"asi_port": 1, "running": False}]),
+        converter(ts, "gathered", role="user", password="user"),
+    ], ts.name)
+    assert not any(r.get("failed") for r in out.results), out.results
+    assert [r["changed"] for r in out.results] == [True, False, True, False, True, False, False]
+    assert out[0]["changes"] == [{"action": "update", "key": 1}]  # port 2 was stopped already
+    assert out[0]["requests"] == {"login": 1, "read": 1, "write": 1}
+    assert out[2]["after"][0] == dict(SEND, ttl=32)
+    assert out[6]["gathered"] == [{"asi_port": 1, "running": False}, {"asi_port": 2, "running": False}]
+    assert ports(ts)[1] == {"port": 1, "running": False, "multicast_address": "239.10.0.1", "multicast_port": 5000,
+                            "interface": "eth1", "ttl": 32}
+
+
+def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, ts):
+    Api(ts).post("/converter/2/start", {"multicast_address": "239.2.2.2", "multicast_port": 6000,
+                                        "interface": "eth0", "ttl": 4})
+    clear_log(sim, ts)
+    wanted = converter(ts, "replaced", [SEND, {"asi_port": 2}])
+    predicted = play.run([checked(wanted)], ts.name, check=True, diff=True)[0]
+    assert writes(sim, ts) == []
+    assert predicted["changes"] == [{"action": "update", "key": 1}, {"action": "update", "key": 2}]
+    assert predicted["diff"] == {  # keyed by port (text keys once through JSON)
+        "before": {"1": {"asi_port": 1, "running": False},
+                   "2": {"asi_port": 2, "running": True, "multicast_address": "239.2.2.2", "multicast_port": 6000,
+                         "interface": "eth0", "ttl": 4}},
+        "after": {"1": SEND, "2": {"asi_port": 2, "running": False}}}
+    real = play.run([wanted], ts.name, diff=True)[0]
+    assert real["changes"] == predicted["changes"] and real["diff"] == predicted["diff"]
+    assert sorted(writes(sim, ts)) == [("GET", "/api/converter/2/stop"), ("POST", "/api/converter/1/start")]
+    assert [c["running"] for c in ports(ts).values()] == [True, False]
+
+
+def test_bad_input_fails_before_any_write(play, sim, ts):
+    Api(ts).post("/converter/2/start", {"multicast_address": "239.2.2.2", "multicast_port": 6000,
+                                        "interface": "eth0", "ttl": 4})
+    clear_log(sim, ts)
+    bad = [
+        ("merged", [dict(SEND, asi_port=3)], "config[0]: asi_port 3: the device has no such object (it has 1, 2)"),
+        ("merged", [{"asi_port": 1, "running": False, "ttl": 5}],
+         "config[0] (ASI 1): ttl: only with running=true"),
+        ("merged", [dict(SEND, multicast_address="10.0.0.1")],
+         "config[0] (ASI 1): multicast_address: must be a multicast address"),
+        ("merged", [dict(SEND, ttl=0)], "config[0] (ASI 1): ttl: must be between 1 and 255, got 0"),
+        ("merged", [dict(SEND, multicast_port=0)], "config[0] (ASI 1): multicast_port: must be between 1 and 65535"),
+        ("merged", [{"asi_port": 1, "running": True, "ttl": 5}],
+         "config[0] (ASI 1): multicast_address, multicast_port, interface: required to start a stopped converter"),
+        ("merged", [{"asi_port": 1, "ttl": 5}],
+         "config[0] (ASI 1): running: the converter is stopped; set running=true to start it with ttl"),
+        ("replaced", [{"asi_port": 2, "ttl": 5}], "config[0] (ASI 2): running: required with these settings"),
+        ("merged", [dict(SEND, interface="eth7")], "value of interface must be one of: eth0, eth1"),
+        ("deleted", [SEND], "value of state must be one of: merged, replaced, gathered"),
+    ]
+    out = play.run([converter(ts, state, config) for state, config, message in bad], ts.name)
+    for (state, config, message), result in zip(bad, out.results):
+        assert result.get("failed") is True, (message, result)
+        assert message in result["msg"], (message, result["msg"])
+    assert writes(sim, ts) == []
+
+
+def test_documented_examples_run_as_written(play, sim, ts):
+    examples = module_examples("ts_converter")
+    out = play.run(examples, ts.name, extra_vars=EXAMPLE_VARS)
+    for example, result in zip(examples, out.results):
+        assert result.get("failed") is not True, (example["name"], result)
+    assert [r["changed"] for r in out.results] == [True, True, False]
+    assert out[2]["gathered"][0] == dict(SEND, ttl=32)
