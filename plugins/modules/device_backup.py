@@ -34,7 +34,7 @@ options:
     required: true
 notes:
   - The user role may take backups; nothing is written to the device.
-  - In check mode the device is read and the file is not written; RV(changed) says whether it would be.
+  - In check mode the device is read and the file is not written; the result's C(changed) says whether it would be.
 """
 
 EXAMPLES = r"""
