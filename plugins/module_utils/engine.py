@@ -26,6 +26,11 @@ class InputError(Exception):
         self.problems = problems
 
 
+class Conflict(InputError):
+    """The device's present state does not allow the change (a card busy recording, duplicate
+    names on the device); raised before any write."""
+
+
 class PartialFailure(Exception):
     """A write failed after others had landed."""
 

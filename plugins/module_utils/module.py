@@ -19,7 +19,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.connection im
     check_connection,
     client_from_params,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, PartialFailure
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import Conflict, InputError, PartialFailure
 
 
 DEVICES = {"ts_analyzer": ts_device, "fm_monitor": fm_device}
@@ -70,6 +70,9 @@ class DeviceModule(AnsibleModule):
         clear message (and nothing secret: messages never carry a password or token)."""
         try:
             result = work()
+        except Conflict as err:
+            self.fail_json(msg="the device's present state does not allow this, nothing was written: %s"
+                           % "; ".join(err.problems), problems=err.problems)
         except InputError as err:
             self.fail_json(msg="invalid parameters: %s" % "; ".join(err.problems), problems=err.problems)
         except PartialFailure as err:

@@ -17,7 +17,7 @@ import time
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device as dev
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import Conflict, InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import inputs_by_name, one_input
 
 CHUNK = 1024 * 1024
@@ -110,7 +110,7 @@ def _file(files, filename):
     """The listed file, or None; InputError while it is still being recorded."""
     entry = next((f for f in files if f["filename"] == filename), None)
     if entry is not None and entry["recording"]:
-        raise InputError(["filename: %s is being recorded; stop the recording first (operation=stop)" % filename])
+        raise Conflict(["filename: %s is being recorded; stop the recording first (operation=stop)" % filename])
     return entry
 
 
@@ -123,7 +123,7 @@ def _idle(card, operation):
     if card["status"] == "preparing" or card["recording"]:
         busy = "is being prepared" if card["status"] == "preparing" else "is recording input %r (file %s)" % (
             card["recording"]["input"], card["recording"]["filename"])
-        raise InputError(["operation: cannot %s while the SD card %s" % (operation, busy)])
+        raise Conflict(["operation: cannot %s while the SD card %s" % (operation, busy)])
 
 
 def recording(client, params, check_mode):
@@ -153,7 +153,7 @@ def _start(client, params, check_mode, dest):
             raw["name"], rec["filename"])}
     if raw.get("state") != "ok":
         why = "monitoring is stopped" if raw.get("state") == "paused" else "it has no signal"
-        raise InputError(["input: %r has no stream to record (%s)" % (raw["name"], why)])
+        raise Conflict(["input: %r has no stream to record (%s)" % (raw["name"], why)])
     _idle(card, "start a recording")
     limits = {key: params[key] for key in ("duration", "size") if params.get(key) is not None}
     if check_mode:

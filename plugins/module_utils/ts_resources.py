@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device as dev
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import (
+    Conflict,
     InputError,
     Resource,
     reconcile_settings,
@@ -78,7 +79,7 @@ class Inputs(Resource):
             current[raw["name"]] = self.normalise(dev.input_from_device(raw, names))
         clashes = ["%r (ids %s)" % (n, ", ".join(map(str, i))) for n, i in ids.items() if len(i) > 1]
         if clashes:
-            raise InputError(["the analyzer has several inputs with one name, which ts_input cannot tell apart: %s;"
+            raise Conflict(["the analyzer has several inputs with one name, which ts_input cannot tell apart: %s;"
                               " rename or delete them on the device" % "; ".join(clashes)])
         return current
 
@@ -172,7 +173,7 @@ def one_input(named, name, where):
     if len(found) == 1:
         return found[0]
     if found:
-        raise InputError(["%s: the analyzer has several inputs named %r (ids %s); rename them on the device" % (
+        raise Conflict(["%s: the analyzer has several inputs named %r (ids %s); rename them on the device" % (
             where, name, ", ".join(str(raw["id"]) for raw in found))])
     raise InputError(["%s: the analyzer has no input %r (it has: %s)" % (
         where, name, ", ".join(repr(n) for n in sorted(named)) or "none")])

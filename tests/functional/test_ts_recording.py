@@ -65,6 +65,7 @@ def test_start_stop_download_delete_are_idempotent(play, sim, ts, tmp_path):
     started = results[0]["recording"]
     assert started["input"] == "Mux 1" and started["filename"].startswith("input1_")
     assert "'Paused' has no stream to record (monitoring is stopped)" in results[2]["msg"]
+    assert results[2]["msg"].startswith("the device's present state does not allow this, nothing was written")
     listed = {f["filename"]: f for f in results[3]["files"]}
     assert listed[small]["recording"] is False and listed[started["filename"]]["recording"] is True
     assert results[3]["card"]["status"] == "recording"
