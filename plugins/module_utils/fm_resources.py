@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import os
-import tempfile
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device as dev
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import BUSY, PERMISSION, DeviceError
@@ -23,6 +22,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import
     reconcile,
     strip_unset,
 )
+from ansible_collections.broadcast.monitoring.plugins.module_utils.files import write_if_changed
 from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
 
 #: the module option whose values apply to every tuner
@@ -537,18 +537,9 @@ def dest_problems(where, dest):
     return []
 
 
-def download(module, data, dest, check_mode):
+def download(data, dest, check_mode):
     """Write ``data`` to ``dest`` when its content differs; ``changed`` only then."""
-    old = None
-    if os.path.exists(dest):
-        with open(dest, "rb") as handle:
-            old = handle.read()
-    changed = old != data
-    if changed and not check_mode:
-        handle, temp = tempfile.mkstemp(dir=module.tmpdir)
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        module.atomic_move(temp, dest)
+    changed, old = write_if_changed(dest, data, check_mode)
     digest = hashlib.sha256(data).hexdigest()
     before = None if old is None else hashlib.sha256(old).hexdigest()
     return {"dest": dest, "changed": changed, "size": len(data), "checksum": digest, "before": before,
@@ -588,7 +579,7 @@ def run_actions(module):
     result, parts = {}, {}
     for what in wanted:
         data = fetch(client, what, params[what].get("order", "asc"))
-        parts[what] = download(module, data, params[what]["dest"], check_mode)
+        parts[what] = download(data, params[what]["dest"], check_mode)
         result.setdefault("downloads", {})[what] = dict((k, v) for k, v in parts[what].items() if k != "diff")
     if params["clear_alerts"]:
         parts["alerts"] = clear_alerts(client, check_mode)

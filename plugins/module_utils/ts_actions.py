@@ -10,87 +10,16 @@ reads that say what would happen are made, and the result says it (``changed`` +
 
 from __future__ import annotations
 
-import hashlib
 import os
-import tempfile
 import time
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device as dev
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import Conflict, InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.files import destination, download, file_sha256
 from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import inputs_by_name, one_input
 
-CHUNK = 1024 * 1024
 POLL = 0.25
-
-
-# -- files on the controller ------------------------------------------------------------
-def destination(dest, default_name):
-    """The file to write: ``dest``, or ``dest/default_name`` when ``dest`` is a directory.
-    InputError when its directory does not exist (checked before any request)."""
-    path = os.path.join(dest, default_name) if os.path.isdir(dest) else dest
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise InputError(["dest: directory %s does not exist" % folder])
-    return path
-
-
-def file_sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def download(client, path, dest, params=None, idempotent=True):
-    """Stream ``GET path`` to ``dest`` through a temporary file beside it (never the whole
-    body in memory); replace ``dest`` only when the content differs. Returns
-    ``(changed, {"dest", "size", "sha256"})``. Messages never carry the query (it may hold a
-    one-time token)."""
-    folder = os.path.dirname(os.path.abspath(dest))
-    handle, part = tempfile.mkstemp(prefix=".%s." % os.path.basename(dest), suffix=".part", dir=folder)
-    digest, size = hashlib.sha256(), 0
-    try:
-        with os.fdopen(handle, "wb") as out:
-            response = client.request("GET", path, params=params, raw=True, stream=True, idempotent=idempotent)
-            try:
-                chunks = response.iter_content(CHUNK)
-                while True:
-                    try:
-                        chunk = next(chunks, None)
-                    except OSError as err:  # requests' transfer errors; their text may hold the URL
-                        raise DeviceError(UNREACHABLE, "GET %s: the transfer broke off after %d bytes (%s)" % (
-                            path, size, type(err).__name__)) from None
-                    if chunk is None:
-                        break
-                    out.write(chunk)
-                    digest.update(chunk)
-                    size += len(chunk)
-                expected = response.headers.get("Content-Length")
-                if expected is not None and expected.isdigit() and int(expected) != size:
-                    raise DeviceError(UNREACHABLE, "GET %s: the transfer ended after %d of %s bytes" % (
-                        path, size, expected))
-            finally:
-                response.close()
-        sha256 = digest.hexdigest()
-        info = {"dest": dest, "size": size, "sha256": sha256}
-        if os.path.isfile(dest) and os.path.getsize(dest) == size and file_sha256(dest) == sha256:
-            os.unlink(part)
-            return False, info
-        if os.path.exists(dest):
-            mode = os.stat(dest).st_mode & 0o7777
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(part, mode)
-        os.replace(part, dest)
-        return True, info
-    except BaseException:
-        if os.path.exists(part):
-            os.unlink(part)
-        raise
 
 
 # -- SD card and recording --------------------------------------------------------------

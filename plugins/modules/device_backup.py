@@ -28,8 +28,8 @@ extends_documentation_fragment:
 options:
   dest:
     description:
-      - File to write the backup to, where the module runs (the controller with C(connection=local)).
-        Its directory must exist.
+      - File to write the backup to, where the module runs (the controller with C(connection=local)),
+        or a directory, in which the file is named after O(host) (C(<host>.json)). The directory must exist.
     type: path
     required: true
 notes:
@@ -61,10 +61,8 @@ dest:
   type: str
 """
 
-import os
-import tempfile
-
 from ansible_collections.broadcast.monitoring.plugins.module_utils import backup
+from ansible_collections.broadcast.monitoring.plugins.module_utils.files import destination, write_if_changed
 from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
 
 ARGUMENT_SPEC = dict(
@@ -73,21 +71,13 @@ ARGUMENT_SPEC = dict(
 
 
 def write_backup(module):
+    dest = destination(module.params["dest"], "%s.json" % module.params["host"])
     doc = backup.take(module.client, module.device)
     text = backup.dumps(doc)
-    dest = module.params["dest"]
-    old = None
-    if os.path.exists(dest):
-        with open(dest, encoding="utf-8") as handle:
-            old = handle.read()
-    changed = old != text
-    if changed and not module.check_mode:
-        handle, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(dest)), prefix=".backup-")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        module.atomic_move(tmp, dest)
+    changed, old = write_if_changed(dest, text.encode("utf-8"), module.check_mode)
     return {"changed": changed, "backup": doc, "dest": dest,
-            "diff": {"before": old or "", "after": text, "before_header": dest, "after_header": dest}}
+            "diff": {"before": (old or b"").decode("utf-8", "replace"), "after": text,
+                     "before_header": dest, "after_header": dest}}
 
 
 def main():

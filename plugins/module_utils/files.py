@@ -1,0 +1,115 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Files the modules write where they run (the controller with connection=local):
+downloads streamed from a device, and documents made in memory. Either way a file is
+replaced only when its content differs, through a temporary file beside it, so a second
+run reports no change and a failure never leaves half a file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
+
+CHUNK = 1024 * 1024
+
+
+def destination(dest, default_name):
+    """The file to write: ``dest``, or ``dest/default_name`` when ``dest`` is a directory.
+    InputError when its directory does not exist (checked before any request)."""
+    path = os.path.join(dest, default_name) if os.path.isdir(dest) else dest
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputError(["dest: directory %s does not exist" % folder])
+    return path
+
+
+def file_sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def download(client, path, dest, params=None, idempotent=True):
+    """Stream ``GET path`` to ``dest`` through a temporary file beside it (never the whole
+    body in memory); replace ``dest`` only when the content differs. Returns
+    ``(changed, {"dest", "size", "sha256"})``. Messages never carry the query (it may hold a
+    one-time token)."""
+    folder = os.path.dirname(os.path.abspath(dest))
+    handle, part = tempfile.mkstemp(prefix=".%s." % os.path.basename(dest), suffix=".part", dir=folder)
+    digest, size = hashlib.sha256(), 0
+    try:
+        with os.fdopen(handle, "wb") as out:
+            response = client.request("GET", path, params=params, raw=True, stream=True, idempotent=idempotent)
+            try:
+                chunks = response.iter_content(CHUNK)
+                while True:
+                    try:
+                        chunk = next(chunks, None)
+                    except OSError as err:  # requests' transfer errors; their text may hold the URL
+                        raise DeviceError(UNREACHABLE, "GET %s: the transfer broke off after %d bytes (%s)" % (
+                            path, size, type(err).__name__)) from None
+                    if chunk is None:
+                        break
+                    out.write(chunk)
+                    digest.update(chunk)
+                    size += len(chunk)
+                expected = response.headers.get("Content-Length")
+                if expected is not None and expected.isdigit() and int(expected) != size:
+                    raise DeviceError(UNREACHABLE, "GET %s: the transfer ended after %d of %s bytes" % (
+                        path, size, expected))
+            finally:
+                response.close()
+        sha256 = digest.hexdigest()
+        info = {"dest": dest, "size": size, "sha256": sha256}
+        if os.path.isfile(dest) and os.path.getsize(dest) == size and file_sha256(dest) == sha256:
+            os.unlink(part)
+            return False, info
+        _keep_mode(part, dest)
+        os.replace(part, dest)
+        return True, info
+    except BaseException:
+        if os.path.exists(part):
+            os.unlink(part)
+        raise
+
+
+def write_if_changed(dest, data, check_mode):
+    """Write ``data`` (bytes) to ``dest`` when its content differs. Returns ``(changed,
+    old)``, ``old`` the previous content or None."""
+    old = None
+    if os.path.isfile(dest):
+        with open(dest, "rb") as handle:
+            old = handle.read()
+    changed = old != data
+    if changed and not check_mode:
+        handle, part = tempfile.mkstemp(prefix=".%s." % os.path.basename(dest), suffix=".part",
+                                        dir=os.path.dirname(os.path.abspath(dest)))
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            _keep_mode(part, dest)
+            os.replace(part, dest)
+        except BaseException:
+            if os.path.exists(part):
+                os.unlink(part)
+            raise
+    return changed, old
+
+
+def _keep_mode(part, dest):
+    """Give the new file the old one's mode, or the default for a new file (umask)."""
+    if os.path.exists(dest):
+        mode = os.stat(dest).st_mode & 0o7777
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    os.chmod(part, mode)
