@@ -80,7 +80,7 @@ class Inputs(Resource):
         clashes = ["%r (ids %s)" % (n, ", ".join(map(str, i))) for n, i in ids.items() if len(i) > 1]
         if clashes:
             raise Conflict(["the analyzer has several inputs with one name, which ts_input cannot tell apart: %s;"
-                              " rename or delete them on the device" % "; ".join(clashes)])
+                            " rename or delete them on the device" % "; ".join(clashes)])
         return current
 
     def check_against(self, desired, current):
