@@ -17,9 +17,9 @@ PYTEST      := PYTHONPATH=$(COLLECTIONS) ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS)
 
 INSTALLED   := $(abspath $(BUILD)/installed)
 
-.PHONY: test venv link units simulator functional sanity lint artifact bench clean
+.PHONY: demo test venv link units simulator functional sanity lint artifact bench clean
 
-test: units simulator functional sanity lint artifact
+test: units simulator functional sanity lint artifact docs-lint docs changelog-lint ee molecule
 
 $(BIN)/.installed: requirements/dev.in requirements/constraints.txt requirements.txt
 	$(shell command -v $(PYTHON) >/dev/null 2>&1 && echo $(PYTHON) || echo python3) -m venv $(VENV)
@@ -61,7 +61,12 @@ artifact: venv
 	$(BIN)/ansible-galaxy collection build --output-path $(BUILD)/dist .
 	$(BIN)/ansible-galaxy collection install --offline -p $(INSTALLED) $(BUILD)/dist/broadcast-monitoring-*.tar.gz
 	ANSIBLE_COLLECTIONS_PATH=$(INSTALLED) $(BIN)/ansible-doc broadcast.monitoring.ts_input > /dev/null
-	BM_COLLECTIONS_PATH=$(INSTALLED) $(BIN)/python -m pytest tests/functional/test_ts_input.py
+	BM_COLLECTIONS_PATH=$(INSTALLED) $(BIN)/python -m pytest tests/functional/test_ts_input.py tests/functional/test_fm_tuner.py \
+	  tests/functional/test_role_backup.py
+
+# A simulated fleet configured, audited and backed up end to end (README, "Demo").
+demo: venv link
+	tools/demo.sh
 
 # Benchmarks are not part of `make test`.
 bench: venv
@@ -69,3 +74,63 @@ bench: venv
 
 clean:
 	rm -rf $(BUILD) tests/output
+
+# --- Documentation, changelog, execution environment, ansible-core range (issue 10) -------
+# The docs/changelog/EE/runner tools come from requirements/docs.in, installed with `venv`.
+DOCS        := $(BUILD)/docs
+EE_CONTEXT  := $(BUILD)/ee
+MATRIX      := 2.16 2.17 2.18 2.19
+
+.PHONY: docs docs-lint changelog changelog-lint ee test-matrix
+
+venv: $(BIN)/.installed-docs
+
+$(BIN)/.installed-docs: $(BIN)/.installed requirements/docs.in requirements/constraints-docs.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements/docs.in \
+	  -c requirements/constraints.txt -c requirements/constraints-docs.txt
+	touch $@
+
+# Module and role documentation (argument specs, EXAMPLES, RETURN) and docs/docsite links.
+docs-lint: venv link
+	PATH=$(CURDIR)/$(BIN):$$PATH ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS) $(BIN)/antsibull-docs lint-collection-docs --plugin-docs .
+
+# HTML site: module and role pages from their own docs plus the guides in docs/docsite/rst.
+# Offline: DOCS_OFFLINE empties intersphinx (docs/site/conf.py). Output: build/docs/html.
+docs: venv link
+	rm -rf $(DOCS) && mkdir -p $(DOCS)/rst && chmod 755 $(DOCS) && chmod og-w $(DOCS)/rst
+	cp docs/site/rst/index.rst $(DOCS)/rst/
+	PATH=$(CURDIR)/$(BIN):$$PATH ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS) $(BIN)/antsibull-docs \
+	  --config-file docs/site/antsibull-docs.cfg collection --use-current --fail-on-error \
+	  --dest-dir $(DOCS)/rst broadcast.monitoring
+	DOCS_OFFLINE=1 $(BIN)/sphinx-build -q -W --keep-going -b html -c docs/site $(DOCS)/rst $(DOCS)/html
+	@echo "docs: $(DOCS)/html/index.html"
+
+# Fragments are valid, and CHANGELOG.rst is what changelogs/ generates (unreleased 0.1.0).
+changelog-lint: venv
+	$(BIN)/antsibull-changelog lint
+	$(BIN)/python tools/changelog.py --check
+
+changelog: venv
+	$(BIN)/python tools/changelog.py
+
+# Execution environment build context (Containerfile + requirements); no container engine.
+ee: venv
+	rm -rf $(EE_CONTEXT) && mkdir -p $(BUILD)/dist
+	$(BIN)/ansible-galaxy collection build --force --output-path $(BUILD)/dist .
+	$(BIN)/ansible-builder create -f execution-environment.yml -c $(EE_CONTEXT) --output-filename Containerfile
+	grep -q requests $(EE_CONTEXT)/_build/requirements.txt
+	ls $(EE_CONTEXT)/_build/collections/broadcast-monitoring-*.tar.gz
+
+# Sanity and unit tests against every ansible-core release requires_ansible admits that
+# installs on Python 3.11 (one venv each in build/matrix). Not part of `make test`.
+test-matrix: venv
+	$(BIN)/python tools/test_matrix.py $(MATRIX)
+
+# --- Molecule scenarios of the roles (issue 7) ---------------------------------------------
+# Every scenario in extensions/molecule/*/ (shared/ holds their common prepare and cleanup):
+# each starts its own simulated fleet on its own loopback addresses and port, converges,
+# checks idempotence, verifies and stops the fleet. prerun: false in each scenario and the
+# collections path below keep molecule from copying the collection into ~/.ansible.
+.PHONY: molecule
+molecule: venv link
+	PATH=$(CURDIR)/$(BIN):$$PATH ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS) ANSIBLE_NOCOLOR=1 $(BIN)/molecule test --all

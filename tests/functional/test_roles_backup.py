@@ -1,0 +1,139 @@
+"""Roles backup and restore through playbooks/backup.yml and playbooks/restore.yml: a fleet
+backup, then disaster recovery of factory-reset devices from it."""
+
+import filecmp
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+import requests
+import yaml
+
+from tests.simulator.fleet import running_fleet
+
+from .conftest import ROOT
+from .test_backup import configure_fm, configure_ts
+
+FLEET_PASSWORD = "fleet-Secret-7"
+
+
+@pytest.fixture(scope="module")
+def fleet():
+    with running_fleet(ts=1, fm=1, time_scale=0.02) as runner:
+        yield runner
+
+
+def run_playbook(fleet, collections_path, workdir, playbook, all_vars=None, host_vars=None, extra_vars=None):
+    """ansible-playbook on the fleet's inventory; returns (exit code, output, PLAY RECAP per host)."""
+    inventory = workdir / "inventory.yml"
+    fleet.write_inventory(str(inventory))
+    data = yaml.safe_load(inventory.read_text())
+    data["all"]["vars"].update(all_vars or {})
+    for group in data["all"]["children"].values():
+        for name, hostvars in group["hosts"].items():
+            hostvars.update((host_vars or {}).get(name, {}))
+    inventory.write_text(yaml.safe_dump(data, sort_keys=False))
+    if not os.path.isabs(playbook):
+        playbook = os.path.join(ROOT, "playbooks", playbook)
+    command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(inventory), playbook]
+    for key, value in (extra_vars or {}).items():
+        command += ["-e", "%s=%s" % (key, value)]
+    environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path, ANSIBLE_NOCOLOR="1",
+                       ANSIBLE_RETRY_FILES_ENABLED="0", ANSIBLE_LOCALHOST_WARNING="0")
+    environment.pop("PYTHONPATH", None)
+    proc = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300, check=False)
+    hosts = {}
+    for match in re.finditer(r"^(\S+)\s+:\s+(.*)$", proc.stdout.split("PLAY RECAP", 1)[-1], re.MULTILINE):
+        hosts[match.group(1)] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", match.group(2))}
+    return proc.returncode, proc.stdout + proc.stderr, hosts
+
+
+def login_status(device, password):
+    url = "http://%s:%d/api%s" % (device.address, device.port, device.login_path)
+    return requests.post(url, json={"role": "admin", "password": password}, timeout=5).status_code
+
+
+SETUP = [{
+    "name": "Give the devices a fleet password and a network identity",
+    "hosts": "all",
+    "gather_facts": False,
+    "tasks": [
+        {"name": "Fleet password", "broadcast.monitoring.device_password": {
+            "host": "{{ ansible_host }}", "port": "{{ device_port }}", "device_type": "{{ device_type }}",
+            "password": "admin", "target_role": "admin", "new_password": FLEET_PASSWORD}},
+        {"name": "Network identity", "broadcast.monitoring.device_network": {
+            "host": "{{ ansible_host }}", "port": "{{ device_port }}", "device_type": "{{ device_type }}",
+            "password": FLEET_PASSWORD, "address": "{{ identity }}", "netmask": "255.0.0.0",
+            "gateway": "127.0.0.1", "dns": ["127.0.0.53"], "hostname": "site-a-{{ inventory_hostname }}",
+            "reboot": True, "reboot_timeout": 30}},
+    ],
+}]
+
+
+def test_fleet_backup_then_reprovision_factory_reset_devices(fleet, collections_path, tmp_path):
+    devices = [fleet.fleet.by_name("ts-001"), fleet.fleet.by_name("fm-001")]
+    home, identity = {}, {}
+    for index, device in enumerate(devices):
+        fleet.call(device.reset)
+        home[device.name] = device.address
+        identity[device.name] = device.address.rsplit(".", 1)[0] + ".%d" % (200 + index)
+    configure_ts(devices[0])
+    configure_fm(devices[1])
+    setup = tmp_path / "setup.yml"
+    setup.write_text(yaml.safe_dump(SETUP, sort_keys=False))
+    code, output, hosts = run_playbook(fleet, collections_path, tmp_path, str(setup),
+                                       host_vars={n: {"identity": a} for n, a in identity.items()})
+    assert code == 0, output
+    assert [d.address for d in devices] == [identity[d.name] for d in devices]
+
+    # -- backup: one file per device, a second run rewrites nothing ----------------------
+    backups = tmp_path / "backups"
+    settings = {"broadcast_monitoring_password": FLEET_PASSWORD, "backup_dir": str(backups)}
+    code, output, hosts = run_playbook(fleet, collections_path, tmp_path, "backup.yml", all_vars=settings)
+    assert code == 0, output
+    assert all(hosts[d.name]["changed"] >= 1 for d in devices), output
+    saved = {d.name: (backups / ("%s.json" % d.name)).read_text() for d in devices}
+    assert len(os.listdir(backups / "history")) == 2
+    for device in devices:
+        assert FLEET_PASSWORD not in saved[device.name]
+        for secret in fleet.call(device.issued_secrets):
+            assert secret not in saved[device.name]
+        fleet.call(device.requests.clear)
+    code, output, hosts = run_playbook(fleet, collections_path, tmp_path, "backup.yml", all_vars=settings)
+    assert code == 0, output
+    assert all(hosts[d.name]["changed"] == 0 for d in devices), output
+    assert len(os.listdir(backups / "history")) == 2
+    assert all(fleet.call(d.writes) == [] for d in devices)
+
+    # -- the units are replaced: factory state at the factory (home) address -------------
+    for device in devices:
+        fleet.call(device.reset)
+        assert device.address == home[device.name] and login_status(device, "admin") == 200
+    restore = {"broadcast_monitoring_password": FLEET_PASSWORD, "restore_backup_dir": str(backups),
+               "restore_probe_timeout": 1, "restore_reboot_timeout": 30}
+    factory = {d.name: {"ansible_host": identity[d.name], "restore_factory_address": home[d.name]} for d in devices}
+    code, output, hosts = run_playbook(fleet, collections_path, tmp_path, "restore.yml", all_vars=restore,
+                                       host_vars=factory, extra_vars={"restore_hosts": "all"})
+    assert code == 0, output
+    assert all(hosts[d.name]["changed"] >= 3 for d in devices), output  # password, network, configuration
+    for device in devices:
+        assert device.address == identity[device.name]
+        assert login_status(device, FLEET_PASSWORD) == 200 and login_status(device, "admin") != 200
+        fleet.call(device.requests.clear)
+
+    # -- restoring again changes nothing; a new backup equals the old one byte for byte ---
+    code, output, hosts = run_playbook(fleet, collections_path, tmp_path, "restore.yml", all_vars=restore,
+                                       host_vars=factory, extra_vars={"restore_hosts": "all"})
+    assert code == 0, output
+    assert all(hosts[d.name]["changed"] == 0 for d in devices), output
+    assert all(fleet.call(d.writes) == [] for d in devices)
+    after = tmp_path / "after"
+    code, output, hosts = run_playbook(fleet, collections_path, tmp_path, "backup.yml",
+                                       all_vars=dict(settings, backup_dir=str(after), backup_history=False))
+    assert code == 0, output
+    for device in devices:
+        assert filecmp.cmp(str(after / ("%s.json" % device.name)), str(backups / ("%s.json" % device.name)),
+                           shallow=False)
+        assert (after / ("%s.json" % device.name)).read_text() == saved[device.name]

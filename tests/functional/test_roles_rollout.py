@@ -1,0 +1,124 @@
+"""Role firmware_rollout through playbooks/firmware_rollout.yml: a rolling upgrade that halts
+at the first refused bundle and leaves the devices after it untouched."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+import requests
+import yaml
+
+from tests.simulator import swu
+from tests.simulator.fleet import running_fleet
+
+from .conftest import ROOT
+
+PLAYBOOK = os.path.join(ROOT, "playbooks", "firmware_rollout.yml")
+
+
+@pytest.fixture(scope="module")
+def fleet():
+    with running_fleet(ts=3, fm=1, time_scale=0.02) as runner:
+        yield runner
+
+
+def run_playbook(fleet, collections_path, workdir, host_vars=None, all_vars=None, extra_vars=None, check=False):
+    inventory = workdir / "inventory.yml"
+    fleet.write_inventory(str(inventory))
+    data = yaml.safe_load(inventory.read_text())
+    data["all"]["vars"].update(all_vars or {})
+    for group in data["all"]["children"].values():
+        for name, hostvars in group["hosts"].items():
+            hostvars.update((host_vars or {}).get(name, {}))
+    inventory.write_text(yaml.safe_dump(data, sort_keys=False))
+    command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(inventory), PLAYBOOK]
+    for key, value in (extra_vars or {}).items():
+        command += ["-e", "%s=%s" % (key, value)]
+    if check:
+        command.append("--check")
+    environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path, ANSIBLE_NOCOLOR="1",
+                       ANSIBLE_RETRY_FILES_ENABLED="0", ANSIBLE_LOCALHOST_WARNING="0")
+    environment.pop("PYTHONPATH", None)
+    proc = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300, check=False)
+    return proc.returncode, proc.stdout + proc.stderr, recap(proc.stdout)
+
+
+def recap(output):
+    """PLAY RECAP counters per host: {'ts-001': {'ok': 5, 'changed': 1, 'failed': 0, ...}}."""
+    hosts = {}
+    for match in re.finditer(r"^(\S+)\s+:\s+(.*)$", output.split("PLAY RECAP", 1)[-1], re.MULTILINE):
+        hosts[match.group(1)] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", match.group(2))}
+    return hosts
+
+
+def firmware_version(device):
+    login = device.base_url + "/api" + device.login_path
+    token = requests.post(login, json={"role": "admin", "password": "admin"}, timeout=5).json()["token"]
+    path = "/system/device" if device.kind == "ts_analyzer" else "/status"
+    body = requests.get(device.base_url + "/api" + path, headers={"Authorization": "Bearer " + token}, timeout=5).json()
+    return body["firmware_version"] if device.kind == "ts_analyzer" else body["versions"]["package_ver"]
+
+
+@pytest.fixture
+def bundles(tmp_path):
+    good, tampered = tmp_path / "good.swu", tmp_path / "tampered.swu"
+    good.write_bytes(swu.build("2.4.1"))
+    tampered.write_bytes(swu.build("2.4.1", tamper=True))
+    return str(good), str(tampered)
+
+
+def test_rollout_halts_at_the_refused_bundle_and_leaves_the_rest_untouched(fleet, collections_path, tmp_path, bundles):
+    good, tampered = bundles
+    devices = [fleet.fleet.by_name(n) for n in ("ts-001", "ts-002", "ts-003", "fm-001")]
+    for device in devices:
+        fleet.call(device.reset)
+    backups = tmp_path / "backups"
+    code, output, hosts = run_playbook(
+        fleet, collections_path, tmp_path,
+        all_vars={"firmware_rollout_bundle": good, "firmware_rollout_backup_dir": str(backups),
+                  "firmware_rollout_timeout": 30},
+        host_vars={"ts-002": {"firmware_rollout_bundle": tampered}},
+        extra_vars={"broadcast_monitoring_password": "admin"})
+    assert code != 0, output
+    # serial 1: ts-001 upgraded, ts-002 refused the bundle, the play stopped there
+    logins = [r for r in fleet.call(lambda: list(devices[0].requests)) if r["kind"] == "login"]
+    assert len(logins) == 1  # one login per device per play: every module got the token
+    assert firmware_version(devices[0]) == "2.4.1"
+    assert hosts["ts-001"]["failed"] == 0 and hosts["ts-001"]["changed"] >= 1, output
+    assert hosts["ts-002"]["failed"] == 1, output
+    assert "the device refused the bundle" in output and "altered bundle" in output
+    assert firmware_version(devices[1]) == "1.0.0"
+    assert (backups / "ts-001.json").is_file() and (backups / "ts-002.json").is_file()
+    for device in devices[2:]:
+        assert device.name not in hosts, output  # never reached
+        assert fleet.call(lambda d=device: list(d.requests)) == []  # not even a login
+        assert firmware_version(device) == "1.0.0"
+    assert not (backups / "ts-003.json").exists() and not (backups / "fm-001.json").exists()
+
+
+def test_rollout_of_the_installed_version_does_nothing(fleet, collections_path, tmp_path, bundles):
+    good = bundles[0]
+    devices = [fleet.fleet.by_name(n) for n in ("ts-003", "fm-001")]
+    for device in devices:
+        fleet.call(device.reset)
+    settings = {"all_vars": {"firmware_rollout_bundle": good, "firmware_rollout_backup_dir": str(tmp_path / "b"),
+                             "firmware_rollout_timeout": 30},
+                "extra_vars": {"broadcast_monitoring_password": "admin", "firmware_rollout_hosts": "ts-003:fm-001",
+                               "firmware_rollout_alert_check": "true"}}
+    code, output, hosts = run_playbook(fleet, collections_path, tmp_path, check=True, **settings)
+    assert code == 0, output
+    assert all(fleet.call(d.writes) == [] for d in devices)
+    assert all(firmware_version(d) == "1.0.0" for d in devices)
+    code, output, hosts = run_playbook(fleet, collections_path, tmp_path, **settings)
+    assert code == 0, output
+    assert [hosts[d.name]["changed"] for d in devices] == [2, 2], output  # backup, upgrade
+    assert all(firmware_version(d) == "2.4.1" for d in devices)
+    for device in devices:
+        fleet.call(device.requests.clear)
+    code, output, hosts = run_playbook(fleet, collections_path, tmp_path, **settings)
+    assert code == 0, output
+    assert [hosts[d.name]["changed"] for d in devices] == [0, 0], output
+    assert all(fleet.call(d.writes) == [] for d in devices)
+    assert not (tmp_path / "b").exists() or sorted(os.listdir(tmp_path / "b")) == ["fm-001.json", "ts-003.json"]

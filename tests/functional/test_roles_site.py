@@ -1,0 +1,145 @@
+"""The device roles end to end: playbooks/site.yml converges the session fleet, a second run
+changes nothing, one login per device per play, and playbooks/audit.yml (check mode) writes
+nothing and reports drift made behind the roles' back."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from .conftest import ROOT
+
+DEVICES = ("ts-001", "ts-002", "fm-001", "fm-002")
+
+
+@pytest.fixture
+def fleet(sim, collections_path, tmp_path):
+    for name in DEVICES:
+        sim.call(sim.fleet.by_name(name).reset)
+    hosts = tmp_path / "hosts.yml"
+    sim.write_inventory(str(hosts))
+    return Runner(sim, collections_path, tmp_path, hosts)
+
+
+class Runner:
+    def __init__(self, sim, collections_path, workdir, hosts):
+        self.sim, self.collections_path, self.workdir, self.hosts = sim, collections_path, workdir, hosts
+
+    def clear(self):
+        for name in DEVICES:
+            self.sim.call(self.sim.fleet.by_name(name).requests.clear)
+
+    def requests(self, name):
+        return self.sim.call(lambda: list(self.sim.fleet.by_name(name).requests))
+
+    def playbook(self, path, *args):
+        command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
+                   "-i", str(self.hosts), "-i", os.path.join(ROOT, "playbooks", "inventory"), path] + list(args)
+        env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=self.collections_path, ANSIBLE_NOCOLOR="1",
+                   ANSIBLE_LOCALHOST_WARNING="0", ANSIBLE_INVENTORY_UNPARSED_WARNING="0")
+        env.pop("PYTHONPATH", None)
+        proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, check=False)
+        return proc.returncode, proc.stdout + proc.stderr
+
+
+def recap(output):
+    """{host: {ok, changed, failed, ...}} from the PLAY RECAP."""
+    found = {}
+    for host, counts in re.findall(r"^(\S+)\s+:\s+(ok=.*)$", output, re.M):
+        found[host] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", counts)}
+    return found
+
+
+def site(runner, *args):
+    return runner.playbook(os.path.join(ROOT, "playbooks", "site.yml"), *args)
+
+
+def audit(runner, *args):
+    report = runner.workdir / "drift.json"
+    code, output = runner.playbook(os.path.join(ROOT, "playbooks", "audit.yml"), "-e", "audit_report=%s" % report, *args)
+    assert code == 0, output
+    return json.loads(report.read_text()), output
+
+
+def drifted(report):
+    """{host: {section: details}} of the sections that differ."""
+    return {host: {e["section"]: e["details"] for e in entries if e["changed"]}
+            for host, entries in report["drift"].items() if any(e["changed"] for e in entries)}
+
+
+def test_site_converges_idempotent_one_login_and_audit(fleet):
+    fleet.clear()
+    code, output = site(fleet)
+    assert code == 0, output
+    first = recap(output)
+    assert set(first) == set(DEVICES), output
+    assert all(first[name]["changed"] > 0 and first[name]["failed"] == 0 for name in DEVICES), first
+    for name in DEVICES:
+        assert [r["kind"] for r in fleet.requests(name)].count("login") == 1, name
+    declared = yaml.safe_load(open(os.path.join(ROOT, "playbooks", "inventory", "group_vars", "ts_analyzers.yml")))
+    inputs = fleet.sim.call(lambda: fleet.sim.fleet.by_name("ts-001").state["inputs"])
+    assert sorted(i["name"] for i in inputs.values()) == sorted(i["name"] for i in declared["ts_analyzer_inputs"])
+
+    # Second run: nothing to do, nothing written, still one login per device.
+    fleet.clear()
+    code, output = site(fleet)
+    assert code == 0, output
+    assert all(counts["changed"] == 0 for counts in recap(output).values()), output
+    for name in DEVICES:
+        kinds = [r["kind"] for r in fleet.requests(name)]
+        assert kinds.count("login") == 1, (name, kinds)
+        assert "write" not in kinds and "action" not in kinds, (name, kinds)
+
+    # Audit right after: no drift, zero writes or actions on any device.
+    fleet.clear()
+    report, output = audit(fleet)
+    assert report["devices_with_drift"] == [] and drifted(report) == {}, output
+    assert "0 of 4 device(s) differ" in output
+    for name in DEVICES:
+        kinds = [r["kind"] for r in fleet.requests(name)]
+        assert kinds.count("login") == 1 and "write" not in kinds and "action" not in kinds, (name, kinds)
+
+    # Behind the roles' back: pause an input on ts-001, retune a tuner on fm-001, add an input on ts-002.
+    code, output = fleet.playbook(str(_behind_their_back(fleet)))
+    assert code == 0, output
+    fleet.clear()
+    report, output = audit(fleet, "-e", "ts_analyzer_purge=true")  # with purge, an undeclared input is drift too
+    drift = drifted(report)
+    assert drift["ts-001"] == {"inputs": ["update Mux 1"]}, output
+    assert drift["ts-002"] == {"inputs": ["delete Stray"]}, output
+    assert drift["fm-001"] == {"tuners": ["update 0"]}, output
+    assert "fm-002" not in drift
+    assert sorted(report["devices_with_drift"]) == ["fm-001", "ts-001", "ts-002"]
+    assert "3 of 4 device(s) differ" in output
+    for name in DEVICES:
+        kinds = [r["kind"] for r in fleet.requests(name)]
+        assert kinds.count("login") == 1 and "write" not in kinds and "action" not in kinds, (name, kinds)
+
+    # site.yml repairs exactly what drifted.
+    code, output = site(fleet, "-e", "ts_analyzer_purge=true")
+    assert code == 0, output
+    counts = recap(output)
+    assert {name: counts[name]["changed"] for name in DEVICES} == {"ts-001": 1, "ts-002": 1, "fm-001": 1, "fm-002": 0}, output
+    assert not fleet.sim.call(lambda: [i for i in fleet.sim.fleet.by_name("ts-002").state["inputs"].values()
+                                       if i["name"] == "Stray"])
+
+
+def _behind_their_back(fleet):
+    def conn(name):
+        device = fleet.sim.fleet.by_name(name)
+        return {"host": device.address, "port": device.port, "password": "admin"}
+    play = [{"name": "Change devices outside the roles", "hosts": "localhost", "gather_facts": False, "tasks": [
+        {"name": "Pause Mux 1 on ts-001", "broadcast.monitoring.ts_input": dict(
+            conn("ts-001"), config=[{"name": "Mux 1", "monitoring": "stopped"}])},
+        {"name": "Add an input on ts-002", "broadcast.monitoring.ts_input": dict(
+            conn("ts-002"), config=[{"name": "Stray", "source": {"multicast": {"address": "239.9.9.9", "port": 5000}}}])},
+        {"name": "Retune tuner 0 on fm-001", "broadcast.monitoring.fm_tuner": dict(
+            conn("fm-001"), config=[{"tuner_id": 0, "frequency": 99900}])},
+    ]}]
+    path = fleet.workdir / "behind.yml"
+    path.write_text(yaml.safe_dump(play, sort_keys=False))
+    return path
