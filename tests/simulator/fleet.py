@@ -3,7 +3,6 @@
 import asyncio
 import contextlib
 import ipaddress
-import json
 import os
 import random
 import socket
@@ -174,7 +173,3 @@ def running_fleet(ts=1, fm=1, time_scale=0.05, **kwargs):
         yield runner
     finally:
         runner.stop()
-
-
-def dump(obj):
-    return json.dumps(obj, indent=2, sort_keys=True)
