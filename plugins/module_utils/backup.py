@@ -15,7 +15,8 @@ import json
 import types
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device, system
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, PartialFailure, reconcile
 from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import (
     Converters,
     Inputs,
@@ -74,30 +75,61 @@ def load(text, device, where="src"):
     return doc
 
 
+#: the order in which sections are restored
+TS_SECTIONS = ("alert_profiles", "inputs", "snmp", "converters", "time", "logging", "network")
+
+
 def restore(module, doc, network):
     """Apply ``doc`` to the device; ``network`` also restores address and hostname (they
-    take effect at the next reboot). Returns the module result, with a diff per section."""
-    client, device, check_mode = module.client, module.device, module.check_mode
+    take effect at the next reboot). Returns the module result, with a diff per section.
+    A failure on the way says which sections were restored and which were not."""
     sections = {}
-    if device.KIND != "ts_analyzer":
-        # The monitor's /conf holds everything, time, logging and network included.
-        sections["conf"] = _restore_fm(client, doc, network, check_mode)
-    else:
-        sections.update(_restore_ts(client, doc["config"], check_mode))
-        settings = doc["system"]
-        sections["time"] = system.manage_time(_context(module, dict(settings["time"], datetime=None,
-                                                                    max_clock_drift=0)))
-        sections["logging"] = system.manage_logging(_context(module, settings["logging"]))
-        if network:
-            sections["network"] = system.manage_network(_context(module, dict(
-                settings["network"], reboot=False, wait_host=None, reboot_timeout=0, host=module.params["host"])))
+    try:
+        _restore(module, doc, network, sections)
+    except (DeviceError, PartialFailure) as err:
+        raise _restore_failure(err, sections, module.device, network) from None
     changed = [name for name, result in sections.items() if result["changed"]]
+    lost = [dict(item, section=name) for name, result in sections.items() for item in result.get("lost_answers", [])]
     return {
+        **({"lost_answers": lost} if lost else {}),
         "changed": bool(changed),
         "changed_sections": changed,
         "diff": {"before": {n: r["diff"]["before"] for n, r in sections.items() if r["changed"]},
                  "after": {n: r["diff"]["after"] for n, r in sections.items() if r["changed"]}},
     }
+
+
+def _restore(module, doc, network, sections):
+    client, device, check_mode = module.client, module.device, module.check_mode
+    if device.KIND != "ts_analyzer":
+        # The monitor's /conf holds everything, time, logging and network included.
+        sections["conf"] = _restore_fm(client, doc, network, check_mode)
+        return
+    _restore_ts(client, doc["config"], check_mode, sections)
+    settings = doc["system"]
+    sections["time"] = system.manage_time(_context(module, dict(settings["time"], datetime=None, max_clock_drift=0)))
+    sections["logging"] = system.manage_logging(_context(module, settings["logging"]))
+    if network:
+        sections["network"] = system.manage_network(_context(module, dict(
+            settings["network"], reboot=False, wait_host=None, reboot_timeout=0, host=module.params["host"])))
+
+
+def _restore_failure(err, sections, device, network):
+    """A PartialFailure by section: those restored (or found right already), the one that
+    failed (with its own written / not written objects), and those not reached."""
+    order = TS_SECTIONS if device.KIND == "ts_analyzer" else ("conf",)
+    order = [name for name in order if network or name != "network"]
+    failing = next((name for name in order if name not in sections), order[-1])
+    if isinstance(err, PartialFailure):
+        error, done, pending, unknown = err.error, err.done, err.pending, err.unknown
+    else:
+        error, done, pending, unknown = err, [], [], []
+    written = [{"section": name, "changed": sections[name]["changed"]} for name in order if name in sections]
+    if done:
+        written.append({"section": failing, "written": done})
+    not_written = [{"section": failing, "not_written": pending}] + [
+        {"section": name} for name in order[order.index(failing) + 1:]]
+    return PartialFailure(error, written, not_written, [{"section": failing, "unknown": unknown}] if unknown else [])
 
 
 def _context(module, params):
@@ -121,21 +153,19 @@ class _InputsAfterProfiles(Inputs):
         return current
 
 
-def _restore_ts(client, config, check_mode):
+def _restore_ts(client, config, check_mode, sections):
+    """Restore the analyzer's configuration, filling ``sections`` as each part is done."""
     profiles = config["alert_profiles"]
     names = [p["name"] for p in profiles]
     # Profiles first (inputs name them), inputs next, and only then the profiles that the
     # backup does not have are deleted, when no input uses them any more.
-    put = reconcile(Profiles(client), profiles, "replaced", check_mode)
-    inputs = reconcile(_InputsAfterProfiles(client, names), config["inputs"], "overridden", check_mode)
+    sections["alert_profiles"] = put = reconcile(Profiles(client), profiles, "replaced", check_mode)
+    sections["inputs"] = reconcile(_InputsAfterProfiles(client, names), config["inputs"], "overridden", check_mode)
     pruned = reconcile(Profiles(client), profiles, "overridden", check_mode) if not check_mode else _plan_prune(
         put, names)
-    return {
-        "alert_profiles": _joined(put, pruned),
-        "inputs": inputs,
-        "snmp": snmp(client, dict(config["snmp"], lists="replace"), check_mode),
-        "converters": reconcile(Converters(client), config["converters"], "replaced", check_mode),
-    }
+    sections["alert_profiles"] = _joined(put, pruned)
+    sections["snmp"] = snmp(client, dict(config["snmp"], lists="replace"), check_mode)
+    sections["converters"] = reconcile(Converters(client), config["converters"], "replaced", check_mode)
 
 
 def _plan_prune(put, names):
@@ -158,5 +188,12 @@ def _restore_fm(client, doc, network, check_mode):
         wanted.update(network=current["network"], hostname=current["hostname"])
     changed = wanted != current
     if changed and not check_mode:
-        client.post(fm_device.CONF, wanted)
+        try:
+            client.post(fm_device.CONF, wanted)
+        except DeviceError as err:
+            if err.kind != UNREACHABLE:
+                raise
+            # The answer was lost: read back, and send the configuration again only if it did not land.
+            if client.get(fm_device.CONF) != wanted:
+                client.post(fm_device.CONF, wanted)
     return {"changed": changed, "diff": {"before": current, "after": wanted}}

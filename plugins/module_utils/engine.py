@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, DeviceError
 
 STATES = ("merged", "replaced", "overridden", "deleted", "gathered")
 
@@ -32,13 +32,15 @@ class Conflict(InputError):
 
 
 class PartialFailure(Exception):
-    """A write failed after others had landed."""
+    """A write failed after others had landed. ``unknown`` is a write whose answer was lost
+    and whose effect could not be read back either: it may or may not have landed."""
 
-    def __init__(self, error, done, pending):
+    def __init__(self, error, done, pending, unknown=None):
         super().__init__(error.describe())
         self.error = error
         self.done = done
         self.pending = pending
+        self.unknown = unknown or []
 
 
 def strip_unset(value):
@@ -92,6 +94,8 @@ class Resource:
     def __init__(self, client):
         self.client = client
         self.state = "merged"  # set by reconcile before any check
+        #: writes whose answer was lost, and whether the read-back found them landed
+        self.lost_answers = []
 
     def check(self, desired):
         """Problems with the desired objects found without the device; [] when none."""
@@ -103,6 +107,11 @@ class Resource:
 
     def read(self):
         raise NotImplementedError
+
+    def refresh(self):
+        """A fresh read, to learn whether a write whose answer was lost landed; a resource
+        that keeps what it read overrides this to read again."""
+        return self.read()
 
     def defaults(self):
         return {}
@@ -159,15 +168,54 @@ def apply(resource, changes):
     done = []
     for index, change in enumerate(todo):
         try:
-            if change.action == "create":
-                resource.create(change.after)
-            elif change.action == "update":
-                resource.update(change.before, change.after)
-            else:
-                resource.delete(change.before)
+            _write_verified(resource, change)
         except DeviceError as err:
-            raise PartialFailure(err, [c.summary() for c in done], [c.summary() for c in todo[index:]]) from None
+            unknown = [change.summary()] if err.kind == UNREACHABLE else []
+            raise PartialFailure(err, [c.summary() for c in done], [c.summary() for c in todo[index + len(unknown):]],
+                                 unknown) from None
         done.append(change)
+
+
+def _write(resource, change):
+    if change.action == "create":
+        resource.create(change.after)
+    elif change.action == "update":
+        resource.update(change.before, change.after)
+    else:
+        resource.delete(change.before)
+
+
+def _write_verified(resource, change):
+    """One object's write. Writes are never resent blindly (a create sent twice would make
+    two objects): when the connection drops before the answer, the device is read back to
+    find out whether the write landed, and only what is still missing is written."""
+    try:
+        _write(resource, change)
+        return
+    except DeviceError as err:
+        if err.kind != UNREACHABLE:
+            raise
+        lost = err
+    try:
+        current = resource.refresh()
+    except DeviceError:
+        resource.lost_answers.append(dict(change.summary(), landed=None))
+        raise lost from None
+    present = current.get(change.key)
+    if change.action == "delete":
+        landed = present is None
+    elif change.action == "create":
+        landed = present is not None  # created; what a create does after (start, stop...) is checked below
+    else:
+        landed = present is not None and resource.normalise(present) == change.after
+    resource.lost_answers.append(dict(change.summary(), landed=landed))
+    if change.action == "delete":
+        if not landed:
+            resource.delete(present)
+    elif present is None:
+        resource.create(change.after)
+    elif resource.normalise(present) != change.after:
+        resource.update(present, change.after)
 
 
 def reconcile(resource, config, state, check_mode):
@@ -190,7 +238,9 @@ def reconcile(resource, config, state, check_mode):
         resource.apply_changes(changes)
     before_list = [resource.normalise(obj) for obj in current.values()]
     after_list = list(after.values())
+    extra = {"lost_answers": resource.lost_answers} if resource.lost_answers else {}
     return {
+        **extra,
         "changed": bool(changes),
         "before": before_list,
         "after": after_list,

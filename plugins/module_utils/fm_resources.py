@@ -163,6 +163,10 @@ class TunerObjects(Resource):
             self.current = {tid: self.normalise(self.from_device(raw)) for tid, raw in self._raw.items()}
         return self.current
 
+    def refresh(self):
+        self._raw = None
+        return self.read()
+
     def label(self, tuner_id):
         return self.where.get(tuner_id, "config (tuner %d)" % tuner_id)
 
@@ -365,6 +369,12 @@ class Thresholds(TunerObjects):
                     check.fail(field, "must be a number 0 to %d, got %r" % (top, value))
                 else:
                     check.fail(field, "must be a number 0 to %d or %s, got %r" % (top, dev.DISABLED, value))
+            # both bounds given: judged here, before any request (one given: check_against, with the device's other)
+            given = obj.get(name, {})
+            low, high = _level(given.get("min")), _level(given.get("max"))
+            if name != "multipath" and all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)) \
+                    and low > high:
+                check.fail("%s: %s.min" % (where, name), "must not exceed %s.max (%d), got %d" % (name, high, low))
         if "margin" in obj.get("rds", {}):
             check.between(where + ": rds.margin", obj["rds"]["margin"], 0, dev.LEVEL_MAX)
 
@@ -566,16 +576,17 @@ def run_actions(module):
     problems = []
     for what in wanted:
         problems.extend(dest_problems(what + ".dest", params[what]["dest"]))
+    if params["monitor"] and params["monitor"]["tuner_id"] < 0:
+        problems.append("monitor.tuner_id: must be >= 0, got %d" % params["monitor"]["tuner_id"])
+    if problems:  # all found without the device: nothing is sent
+        raise InputError(problems)
     status = None
     if params["monitor"]:
         tuner_id = params["monitor"]["tuner_id"]
         status = client.get(dev.STATUS)
         count = status.get("tuners")
-        if tuner_id < 0 or (count is not None and tuner_id >= count):
-            problems.append("monitor.tuner_id: the device has no tuner %d (it has 0 to %s)" % (
-                tuner_id, "?" if count is None else count - 1))
-    if problems:
-        raise InputError(problems)
+        if count is not None and tuner_id >= count:
+            raise InputError(["monitor.tuner_id: the device has no tuner %d (it has 0 to %d)" % (tuner_id, count - 1)])
     result, parts = {}, {}
     for what in wanted:
         data = fetch(client, what, params[what].get("order", "asc"))

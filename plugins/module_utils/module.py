@@ -9,6 +9,7 @@ from __future__ import annotations
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible.module_utils.common.validation import check_type_dict
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import client as client_mod
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device, ts_device
@@ -30,6 +31,9 @@ class DeviceModule(AnsibleModule):
     fm_device), or None for modules of both devices, which take a ``device_type`` option."""
 
     def __init__(self, argument_spec, device=None, required_one_of=None, **kwargs):
+        shadowed = sorted(set(argument_spec) & set(CONNECTION_SPEC))
+        if shadowed:  # a module option must never replace a connection option of the same name
+            raise ValueError("module options shadow connection options: %s" % ", ".join(shadowed))
         spec = dict(CONNECTION_SPEC)
         if device is None:
             spec.update(DEVICE_TYPE_SPEC)
@@ -40,6 +44,10 @@ class DeviceModule(AnsibleModule):
             required_one_of=CONNECTION_REQUIRED_ONE_OF + list(required_one_of or []),
             **kwargs,
         )
+        if self._not_dicts:
+            self.fail_json(msg="; ".join("%s: must be a dictionary (a YAML mapping)%s, got a string" % (
+                name, " or a list of them" if self.argument_spec[name]["type"] == "list" else "")
+                for name in self._not_dicts))
         if not client_mod.HAS_REQUESTS:
             self.fail_json(msg=missing_required_lib("requests"), exception=str(client_mod.REQUESTS_IMPORT_ERROR))
         problems = check_connection(self.params)
@@ -47,6 +55,25 @@ class DeviceModule(AnsibleModule):
             self.fail_json(msg="; ".join(problems))
         self.device = device or self._device_type()
         self.client = client_from_params(self.params, self.device)
+
+    def _load_params(self):
+        """The raw parameters, minus strings given where dictionaries are wanted: ansible-core
+        would refuse those with a message that names no option, so they are named here."""
+        super()._load_params()
+        self._not_dicts = []
+        for name, spec in self.argument_spec.items():
+            value = self.params.get(name)
+            if not isinstance(value, str):
+                continue
+            # ansible-core reads a string as JSON or key=value pairs (a list: comma-separated ones)
+            pieces = [value] if spec.get("type") == "dict" else value.split(",")
+            if spec.get("type") == "dict" or (spec.get("type") == "list" and spec.get("elements") == "dict"):
+                try:
+                    for piece in pieces:
+                        check_type_dict(piece)
+                except TypeError:
+                    self._not_dicts.append(name)
+                    del self.params[name]
 
     def _device_type(self):
         """The shapes module for ``device_type``; ``auto`` costs one unauthenticated request."""
@@ -76,10 +103,12 @@ class DeviceModule(AnsibleModule):
         except InputError as err:
             self.fail_json(msg="invalid parameters: %s" % "; ".join(err.problems), problems=err.problems)
         except PartialFailure as err:
+            unknown = "; %d lost its answer and could not be read back (it may have landed)" % len(err.unknown)
             self.fail_json(
-                msg="%s; %d change(s) written before the failure, %d not written" % (
-                    err.error.describe(), len(err.done), len(err.pending)),
-                changed=bool(err.done), written=err.done, not_written=err.pending, error=err.error.details(),
+                msg="%s; %d change(s) written before the failure, %d not written%s" % (
+                    err.error.describe(), len(err.done), len(err.pending), unknown if err.unknown else ""),
+                changed=bool(err.done or err.unknown), written=err.done, not_written=err.pending,
+                unknown=err.unknown, error=err.error.details(),
             )
         except client_mod.DeviceError as err:
             self.fail_json(msg=err.describe(), error=err.details())

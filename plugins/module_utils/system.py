@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
-import re
 import time
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import swu
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import REFUSED, UNREACHABLE, DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, reconcile_settings, strip_unset
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
+from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import LABEL_RE, Checker
 
-HOSTNAME_RE = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+HOSTNAME_RE = LABEL_RE  # a device host name is one label
 POLL = 0.25
 
 
@@ -74,7 +73,13 @@ def check_network(params):
             check.fail("netmask", "must be a contiguous IPv4 netmask such as 255.255.255.0, got %r" % params["netmask"])
     if params.get("hostname") is not None and not HOSTNAME_RE.match(params["hostname"]):
         check.fail("hostname", "must be 1 to 63 letters, digits or hyphens, not starting or ending with a hyphen")
-    return check.problems
+    if params.get("wait_host"):
+        check.host("wait_host", params["wait_host"])
+    if check.problems:
+        return check.problems
+    if params.get("dhcp") is False and params.get("address") and params.get("netmask"):
+        return check_reachable(params)  # judged now when the options give the whole static setting
+    return []
 
 
 def check_reachable(after):
@@ -102,7 +107,7 @@ def check_reachable(after):
 def manage_network(module):
     params, client, device = module.params, module.client, module.device
     desired = {key: params.get(key) for key in NETWORK_OPTIONS}
-    problems = check_network(desired)
+    problems = check_network(dict(desired, wait_host=params.get("wait_host")))
     if problems:
         raise InputError(problems)
     current = device.read_network(client)
@@ -153,8 +158,15 @@ def timezone_value(device, value):
 
 def manage_time(module):
     params, client, device = module.params, module.client, module.device
+    check = Checker()
     if params.get("ntp") and params.get("datetime"):
-        raise InputError(["datetime: only with ntp=false (with NTP on, the device sets its own clock)"])
+        check.fail("datetime", "only with ntp=false (with NTP on, the device sets its own clock)")
+    if params.get("ntp") and params.get("ntp_servers") == []:
+        check.fail("ntp_servers", "at least one server is needed with ntp=true")
+    for index, server in enumerate(params.get("ntp_servers") or []):
+        check.host("ntp_servers[%d]" % index, server)
+    if check.problems:
+        raise InputError(check.problems)
     target = parse_time(params["datetime"], "datetime") if params.get("datetime") else None
     desired = {"ntp": params.get("ntp"), "ntp_servers": params.get("ntp_servers"),
                "timezone": timezone_value(device, params.get("timezone"))}
@@ -199,6 +211,8 @@ def manage_logging(module):
             check.port("remote_syslog.port", syslog["port"])
     if syslog.get("enabled") and syslog.get("server") == "":
         check.fail("remote_syslog.server", "required when remote_syslog.enabled is true")
+    elif syslog.get("server"):
+        check.host("remote_syslog.server", syslog["server"])
     if check.problems:
         raise InputError(check.problems)
     desired = {"level": params.get("level"), "remote_syslog": syslog or None}
@@ -241,6 +255,11 @@ def manage_reboot(module):
     if factory and not params["confirm"]:
         raise InputError(["confirm: must be true to factory-reset the device (it erases its configuration, "
                           "passwords and address)"])
+    if params.get("factory_host"):
+        check = Checker()
+        check.host("factory_host", params["factory_host"])
+        if check.problems:
+            raise InputError(check.problems)
     if params["only_if_needed"] and not factory and not device.read_reboot_needed(client):
         return {"changed": False, "rebooted": False, "elapsed": 0, "host": params["host"]}
     host = params.get("factory_host") if factory and params.get("factory_host") else params["host"]
@@ -251,7 +270,7 @@ def manage_reboot(module):
     client.post(device.FACTORY_RESET if factory else device.REBOOT)
     result["rebooted"] = True
     if params["wait"]:
-        result["elapsed"] = wait_for_boot(client.at(host), device, params["timeout"], before)
+        result["elapsed"] = wait_for_boot(client.at(host), device, params["reboot_timeout"], before)
     return result
 
 
@@ -283,7 +302,7 @@ def manage_firmware(module):
             err.message = "the device refused the bundle %s (version %s); nothing was installed" % (
                 params["path"], version)
         raise
-    wait_for_boot(client, device, params["timeout"], before)
+    wait_for_boot(client, device, params["reboot_timeout"], before)
     result["elapsed"] = round(time.monotonic() - started, 2)
     result["current_version"] = device.read_firmware_version(client)
     if result["current_version"] != version:

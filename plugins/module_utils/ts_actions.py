@@ -204,6 +204,8 @@ def statistics(client, params, check_mode):
         if not check_mode:
             client.delete(dev.STATISTICS_CURRENT if operation == "reset_current" else dev.STATISTICS_ARCHIVE)
         return {"changed": True, "msg": ("would " if check_mode else "did ") + what}
+    if operation == "download_alerts":
+        destination(params["dest"], "alerts.csv")  # its folder must exist: checked before any request
     named = inputs_by_name(client)[1]
     if operation == "download_alerts":
         raw = one_input(named, params["input"], "input")

@@ -354,6 +354,10 @@ def check_snmp(params):
     if params.get("trap_addresses") is not None:
         lists["trap_addresses"] = [check.ipv4_port("trap_addresses[%d]" % index, address)
                                    for index, address in enumerate(params["trap_addresses"])]
+    for key, addresses in lists.items():
+        # too many whatever the device has, unless they are to be removed
+        if params.get("lists") != "remove" and len(set(addresses)) > dev.SNMP_LIST_MAX:
+            check.fail(key, "the analyzer takes at most %d addresses, %d given" % (dev.SNMP_LIST_MAX, len(set(addresses))))
     if check.problems:
         raise InputError(check.problems)
     return lists

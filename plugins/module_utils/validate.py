@@ -7,6 +7,10 @@ that name the parameter, so a module can report them all before its first reques
 from __future__ import annotations
 
 import ipaddress
+import re
+
+#: one label of a DNS name
+LABEL_RE = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
 
 
 class Checker:
@@ -34,6 +38,14 @@ class Checker:
         except ValueError:
             self.fail(where, "must be an IPv4 address, got %r" % value)
             return None
+
+    def host(self, where, value):
+        """An IPv4 address or a DNS name (no scheme, port or path)."""
+        text = str(value)
+        if text.replace(".", "").isdigit():
+            self.ipv4(where, text)
+        elif len(text) > 253 or not all(LABEL_RE.match(label) for label in text.rstrip(".").split(".")):
+            self.fail(where, "must be an IPv4 address or a host name (no scheme, port or path), got %r" % value)
 
     def multicast(self, where, value):
         address = self.ipv4(where, value)

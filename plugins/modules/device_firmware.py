@@ -14,7 +14,7 @@ description:
   - The bundle's version is read on the controller from its C(sw-description); nothing is uploaded when the
     device already reports that version.
   - Otherwise the bundle is uploaded (streamed from disk, never read into memory whole), the module waits for
-    the device's reboot within O(timeout), and checks that the device reports the new version.
+    the device's reboot within O(reboot_timeout), and checks that the device reports the new version.
   - A bundle the device refuses (unsigned, altered) fails with the device's reason; the device keeps its firmware.
 author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
@@ -28,8 +28,10 @@ options:
     description: Path of the C(.swu) bundle on the controller.
     type: path
     required: true
-  timeout:
-    description: Seconds to wait for the device to come back after the upgrade reboot.
+  reboot_timeout:
+    description:
+      - Seconds to wait for the device to come back after the upgrade reboot (the connection option O(timeout)
+        bounds each request).
     type: int
     default: 600
   upload_timeout:
@@ -48,7 +50,7 @@ EXAMPLES = r"""
     password: "{{ ts_admin_password }}"
     device_type: "{{ device_type }}"
     path: "{{ firmware_bundle }}"
-    timeout: 300
+    reboot_timeout: 300
   register: upgrade
 
 - name: Show what happened
@@ -87,7 +89,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.system import
 
 ARGUMENT_SPEC = dict(
     path=dict(type="path", required=True),
-    timeout=dict(type="int", default=600),
+    reboot_timeout=dict(type="int", default=600),
     upload_timeout=dict(type="int", default=300),
 )
 

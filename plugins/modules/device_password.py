@@ -29,7 +29,10 @@ options:
     choices: [admin, user]
     required: true
   new_password:
-    description: The password O(target_role) should have. Never shown in output, diffs or errors.
+    description:
+      - The password O(target_role) should have. Never shown in output, diffs or errors.
+      - If not set, the environment variable E(BROADCAST_MONITORING_NEW_PASSWORD) is used (so that the value need not
+        be a module argument at all, which matters where module arguments are traced, as with E(ANSIBLE_DEBUG)).
     type: str
     required: true
 notes:
@@ -56,12 +59,14 @@ target_role:
   sample: admin
 """
 
+from ansible.module_utils.basic import env_fallback
+
 from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
 from ansible_collections.broadcast.monitoring.plugins.module_utils.system import manage_password
 
 ARGUMENT_SPEC = dict(
     target_role=dict(type="str", required=True, choices=["admin", "user"]),
-    new_password=dict(type="str", required=True, no_log=True),
+    new_password=dict(type="str", required=True, no_log=True, fallback=(env_fallback, ["BROADCAST_MONITORING_NEW_PASSWORD"])),
 )
 
 

@@ -10,7 +10,7 @@ module: device_reboot
 short_description: Reboot or factory-reset an analyzer or FM monitor and wait for it
 version_added: 0.1.0
 description:
-  - Reboots the device and waits, within O(timeout), until it answers again; returns RV(elapsed).
+  - Reboots the device and waits, within O(reboot_timeout), until it answers again; returns RV(elapsed).
   - With O(state=factory_reset), erases the device's configuration, passwords and address; this needs
     O(confirm=true). The device comes back at its factory address with factory credentials; give that address
     in O(factory_host) to wait for it there.
@@ -41,8 +41,8 @@ options:
     description: Wait until the device answers again.
     type: bool
     default: true
-  timeout:
-    description: Seconds to wait for the device to come back.
+  reboot_timeout:
+    description: Seconds to wait for the device to come back (the connection option O(timeout) bounds each request).
     type: int
     default: 300
   factory_host:
@@ -60,7 +60,7 @@ EXAMPLES = r"""
     password: "{{ ts_admin_password }}"
     device_type: "{{ device_type }}"
     only_if_needed: true
-    timeout: 180
+    reboot_timeout: 180
   register: rebooted
 
 - name: Report how long it took
@@ -91,7 +91,7 @@ ARGUMENT_SPEC = dict(
     confirm=dict(type="bool", default=False),
     only_if_needed=dict(type="bool", default=False),
     wait=dict(type="bool", default=True),
-    timeout=dict(type="int", default=300),
+    reboot_timeout=dict(type="int", default=300),
     factory_host=dict(type="str"),
 )
 

@@ -54,6 +54,31 @@ changed_sections:
   type: list
   elements: str
   sample: ["inputs", "snmp"]
+written:
+  description:
+    - When a write fails, the sections restored before it (C(changed) says whether each needed a write) and, for
+      the section that failed, the objects of it already written. Running the module again completes the restore.
+  returned: failure during writes
+  type: list
+  elements: dict
+  sample: [{section: alert_profiles, changed: true}, {section: inputs, written: [{action: create, key: Mux 1}]}]
+not_written:
+  description: The section that failed (with its objects not written) and the sections not reached.
+  returned: failure during writes
+  type: list
+  elements: dict
+lost_answers:
+  description:
+    - Writes whose answer was lost (the connection dropped), by section. None is sent again blindly; the device is
+      read back and the write is sent once more only if it did not land (C(landed=false)).
+  returned: when an answer was lost
+  type: list
+  elements: dict
+unknown:
+  description: Writes whose answer was lost and whose effect could not be read back (they may have landed).
+  returned: failure during writes
+  type: list
+  elements: dict
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import backup

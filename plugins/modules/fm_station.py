@@ -172,6 +172,10 @@ def work(module):
             check.fail("state", "absent needs station_ids, frequencies or all_stations=true")
     for index, value in enumerate(params["station_ids"] or []):
         check.between("station_ids[%d]" % index, value, 0, None)
+    low, high = fm_device.FREQUENCY_RANGE
+    for index, value in enumerate(params["frequencies"] or []):
+        if not low <= value <= high:
+            check.fail("frequencies[%d]" % index, "must be in the FM band, %d to %d kHz, got %d" % (low, high, value))
     if check.problems:
         raise InputError(check.problems)
     if params["state"] == "scanned":

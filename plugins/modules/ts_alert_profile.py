@@ -153,6 +153,21 @@ not_written:
   returned: failure during writes
   type: list
   elements: dict
+unknown:
+  description:
+    - A write whose answer was lost (the connection dropped) and whose effect could not be read back either, so
+      it may or may not have landed. Read the device (or run again) before assuming either.
+  returned: failure during writes
+  type: list
+  elements: dict
+lost_answers:
+  description:
+    - Writes whose answer was lost (the connection dropped). Such a write is never sent again blindly; the
+      device is read back, and the write is sent once more only when it did not land (C(landed=false)).
+  returned: when an answer was lost
+  type: list
+  elements: dict
+  sample: [{action: create, key: Mux 1, landed: true}]
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import REFUSED, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import REFUSED, UNREACHABLE, DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import (
     InputError,
     PartialFailure,
@@ -153,3 +153,47 @@ def test_fixed_resources_refuse_unknown_keys_before_writing():
         reconcile(things, [{"name": "zz", "colour": "red"}], "merged", check_mode=False)
     assert caught.value.problems == ["config[0]: name 'zz': the device has no such object (it has a)"]
     assert things.calls == []
+
+
+class LossyThings(Things):
+    """Loses the answer of one write: ``acts`` says whether the device acted before the
+    connection dropped; ``readable`` whether it can be read back afterwards."""
+
+    def __init__(self, objects, lose, acts, readable=True):
+        super().__init__(objects)
+        self.lose, self.acts, self.readable = lose, acts, readable
+        self.attempts = []
+
+    def read(self):
+        if not self.readable and self.lose is None:
+            raise DeviceError(UNREACHABLE, "cannot connect")
+        return super().read()
+
+    def create(self, after):
+        self.attempts.append(after["name"])
+        if self.lose == ("create", after["name"]):
+            self.lose = None
+            if self.acts:
+                super().create(after)
+            raise DeviceError(UNREACHABLE, "closed the connection")
+        super().create(after)
+
+
+@pytest.mark.parametrize("acts", [True, False])
+def test_a_write_whose_answer_was_lost_is_read_back_never_sent_twice_blindly(acts):
+    things = LossyThings([RED], lose=("create", "c"), acts=acts)
+    result = reconcile(things, [{"name": "c"}, {"name": "d"}], "merged", check_mode=False)
+    # landed: not sent again; not landed: sent once more, now that the device said it has nothing
+    assert things.attempts == (["c", "d"] if acts else ["c", "c", "d"])
+    assert sorted(things.objects) == ["a", "c", "d"]
+    assert result["lost_answers"] == [{"action": "create", "key": "c", "landed": acts}]
+    assert result["changed"] is True
+
+
+def test_a_lost_answer_that_cannot_be_read_back_is_reported_as_unknown():
+    things = LossyThings([RED], lose=("create", "c"), acts=True, readable=False)
+    with pytest.raises(PartialFailure) as caught:
+        reconcile(things, [{"name": "c"}, {"name": "d"}], "merged", check_mode=False)
+    assert caught.value.done == []
+    assert caught.value.unknown == [{"action": "create", "key": "c"}]
+    assert caught.value.pending == [{"action": "create", "key": "d"}]
