@@ -17,9 +17,9 @@ PYTEST      := PYTHONPATH=$(COLLECTIONS) ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS)
 
 INSTALLED   := $(abspath $(BUILD)/installed)
 
-.PHONY: demo test venv link units simulator functional sanity lint artifact bench clean
+.PHONY: demo test venv link units simulator functional reliability sanity lint artifact bench clean
 
-test: units simulator functional sanity lint artifact docs-lint docs changelog-lint ee molecule
+test: units simulator functional reliability sanity lint artifact docs-lint docs changelog-lint ee molecule
 
 $(BIN)/.installed: requirements/dev.in requirements/constraints.txt requirements.txt
 	$(shell command -v $(PYTHON) >/dev/null 2>&1 && echo $(PYTHON) || echo python3) -m venv $(VENV)
@@ -40,6 +40,10 @@ simulator: venv link
 
 functional: venv link
 	$(PYTEST) tests/functional
+
+# Faults, bad input, secrets, check mode and idempotency at scale; writes docs/reliability.md.
+reliability: venv link
+	$(PYTEST) tests/reliability
 
 # Sanity runs in per-test virtual environments; the pip bootstrap they need is seeded
 # locally (tools/get_pip_offline.py) because ansible-test's download host is unreachable.
@@ -68,9 +72,14 @@ artifact: venv
 demo: venv link
 	tools/demo.sh
 
-# Benchmarks are not part of `make test`.
-bench: venv
+# Benchmarks are not part of `make test`. The fleet benchmark (tests/benchmarks) writes
+# docs/performance.{json,md,png}; options pass through, e.g. `make bench BENCH_ARGS=--quick`.
+BENCH_ARGS ?=
+bench: venv link
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements/bench.in \
+	  -c requirements/constraints.txt -c requirements/constraints-docs.txt -c requirements/constraints-bench.txt
 	$(BIN)/python -m tests.simulator.bench_latency
+	$(BIN)/python -m tests.benchmarks $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) tests/output

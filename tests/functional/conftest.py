@@ -5,6 +5,7 @@ or an installed copy when BM_COLLECTIONS_PATH names one (the artifact test sets 
 """
 
 import ast
+import itertools
 import json
 import os
 import subprocess
@@ -72,24 +73,59 @@ class Play:
             play[0]["module_defaults"] = module_defaults
         playbook = self.workdir / ("play-%d.yml" % self.runs)
         playbook.write_text(yaml.safe_dump(play, sort_keys=False))
-        command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(inventory), str(playbook)]
-        if check:
-            command.append("--check")
-        if diff:
-            command.append("--diff")
-        if verbosity:
-            command.append("-" + "v" * verbosity)
-        environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=self.collections_path, ANSIBLE_NOCOLOR="1",
-                           ANSIBLE_HOST_KEY_CHECKING="0", ANSIBLE_RETRY_FILES_ENABLED="0",
-                           ANSIBLE_LOCALHOST_WARNING="0", ANSIBLE_INVENTORY_UNPARSED_WARNING="0")
-        environment.pop("PYTHONPATH", None)  # the collection must come from collections_path only
-        environment.update(env or {})
-        proc = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300, check=False)
+        # --diff always: the secrets search covers what diffs show (``diff`` is kept for callers' intent)
+        options = (["--check"] if check else []) + ["--diff"]
+        proc = ansible_playbook(self.sim, self.collections_path, self.workdir,
+                                ["-i", str(inventory), str(playbook)] + options, verbosity=verbosity, env=env)
         result_file = out / ("%s.json" % host)
         if not result_file.exists():
             raise AssertionError("playbook did not finish:\n%s\n%s" % (proc.stdout, proc.stderr))
         data = json.loads(result_file.read_text())
-        return Outcome([data[str(i)] for i in range(len(tasks))], proc.stdout + proc.stderr)
+        return Outcome([data[str(i)] for i in range(len(tasks))], proc.output)
+
+
+def ansible_playbook(sim, collections_path, workdir, args, verbosity=0, env=None):
+    """Run ansible-playbook with ``args`` for the collection under test; returns the finished
+    process (``output``: stdout and stderr). Every run is made at -vvvv or more, with a log
+    file, and both are searched for every secret the fleet ``sim`` issued (leak_watch)."""
+    log = workdir / ("ansible-%d.log" % next(_RUNS))
+    command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook")] + list(args)
+    command.append("-" + "v" * max(verbosity, 4))
+    environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path, ANSIBLE_NOCOLOR="1",
+                       ANSIBLE_HOST_KEY_CHECKING="0", ANSIBLE_RETRY_FILES_ENABLED="0",
+                       ANSIBLE_LOCALHOST_WARNING="0", ANSIBLE_INVENTORY_UNPARSED_WARNING="0",
+                       ANSIBLE_LOG_PATH=str(log))
+    environment.pop("PYTHONPATH", None)  # the collection must come from collections_path only
+    environment.update(env or {})
+    proc = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300, check=False)
+    proc.output = proc.stdout + proc.stderr
+    leak_watch(sim, proc.output + (log.read_text(errors="replace") if log.exists() else ""))
+    return proc
+
+
+_RUNS = itertools.count(1)
+
+#: The factory passwords are public (the interface documents print them) and common words,
+#: so they are not searched for; every other password and every token is.
+FACTORY_PASSWORDS = ("admin", "user")
+
+#: What the leak watch has searched, for docs/reliability.md.
+LEAK_WATCH = {"runs": 0, "characters": 0, "secrets": set(), "occurrences": 0}
+
+
+def leak_watch(sim, text):
+    """Fail when any password or token a simulated device ever issued appears in ``text``
+    (a run's output and log)."""
+    secrets = set()
+    for device in sim.fleet.devices:
+        secrets.update(s for s in sim.call(device.issued_secrets) if s and s not in FACTORY_PASSWORDS)
+    found = sorted(s[:4] + "…" for s in secrets if s in text)
+    LEAK_WATCH["runs"] += 1
+    LEAK_WATCH["characters"] += len(text)
+    LEAK_WATCH["secrets"].update(secrets)
+    LEAK_WATCH["occurrences"] += len(found)
+    if found:
+        raise AssertionError("secrets issued by the simulator appear in the output or log: %s" % ", ".join(found))
 
 
 class Outcome:
@@ -128,3 +164,11 @@ def module_examples(name):
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "EXAMPLES" for t in node.targets):
             return yaml.safe_load(ast.literal_eval(node.value))
     raise AssertionError("%s has no EXAMPLES" % name)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Report what the leak watch searched (docs/reliability.md, "Secrets in the functional suite")."""
+    if exitstatus == 0 and LEAK_WATCH["runs"] and not os.environ.get("BM_COLLECTIONS_PATH"):
+        from tests.reliability import figures
+        figures.record_leak_watch("leak_watch", "functional suite", LEAK_WATCH)
+        figures.write_report()

@@ -105,7 +105,7 @@ def test_backup_factory_reset_restore_backup_is_equal(play, sim, tmp_path, name)
     for secret in sim.call(device.issued_secrets):
         assert secret not in first.read_text()
 
-    out = play.run([module("device_reboot", device, state="factory_reset", confirm=True, timeout=30)], name)
+    out = play.run([module("device_reboot", device, state="factory_reset", confirm=True, reboot_timeout=30)], name)
     assert out[0].get("failed") is not True, out[0]
     sim.call(device.requests.clear)
     checked = play.run([module("device_restore", device, src=str(first))], name, check=True, diff=True)[0]

@@ -127,8 +127,8 @@ def test_firmware_upgrade_verified_then_nothing_to_do(play, sim, fresh, bundles,
     checked = play.run([task("device_firmware", device, path=bundles["good"])], name, check=True)[0]
     assert checked["msg"] == "would upgrade from 1.0.0 to 2.4.1" and checked["changed"] is True
     assert writes(sim, device) == []
-    out = play.run([task("device_firmware", device, path=bundles["good"], timeout=30),
-                    task("device_firmware", device, path=bundles["good"], timeout=30)], name)
+    out = play.run([task("device_firmware", device, path=bundles["good"], reboot_timeout=30),
+                    task("device_firmware", device, path=bundles["good"], reboot_timeout=30)], name)
     assert out[0].get("failed") is not True, out[0]
     assert (out[0]["previous_version"], out[0]["current_version"]) == ("1.0.0", "2.4.1")
     assert out[0]["elapsed"] > 0
@@ -141,7 +141,7 @@ def test_firmware_upgrade_verified_then_nothing_to_do(play, sim, fresh, bundles,
 @pytest.mark.parametrize("label, reason", [("unsigned", "not signed"), ("tampered", "altered bundle")])
 def test_firmware_refused_bundle_leaves_the_device_unchanged(play, sim, fresh, bundles, label, reason):
     device = fresh("fm-002")
-    result = play.run([task("device_firmware", device, path=bundles[label], timeout=10)], device.name)[0]
+    result = play.run([task("device_firmware", device, path=bundles[label], reboot_timeout=10)], device.name)[0]
     assert result["failed"] is True
     assert "the device refused the bundle" in result["msg"] and reason in result["msg"]
     assert firmware_version(device) == "1.0.0"
@@ -150,7 +150,7 @@ def test_firmware_refused_bundle_leaves_the_device_unchanged(play, sim, fresh, b
 def test_firmware_device_that_never_returns_fails_within_the_timeout(play, sim, fresh, bundles):
     device = fresh("ts-002")
     sim.call(device.faults.add, {"kind": "never_return"})
-    result = play.run([task("device_firmware", device, path=bundles["good"], timeout=3)], device.name)[0]
+    result = play.run([task("device_firmware", device, path=bundles["good"], reboot_timeout=3)], device.name)[0]
     sim.call(device.power_cycle)
     assert result["failed"] is True
     assert "did not come back" in result["msg"] and "within 3 s" in result["msg"]
@@ -225,11 +225,11 @@ def test_reboot_and_factory_reset(play, sim, fresh, name):
     device = fresh(name)
     out = play.run([
         task("device_reboot", device, only_if_needed=True),
-        task("device_reboot", device, timeout=30),
+        task("device_reboot", device, reboot_timeout=30),
         task("device_reboot", device, state="factory_reset"),
         task("device_password", device, target_role="admin", new_password="changed-pw"),
         dict(task("device_reboot", device), **{"broadcast.monitoring.device_reboot": dict(
-            connection(device, password="changed-pw"), state="factory_reset", confirm=True, timeout=30)}),
+            connection(device, password="changed-pw"), state="factory_reset", confirm=True, reboot_timeout=30)}),
         task("device_password", device, target_role="admin", new_password="admin"),
     ], name)
     assert out[0]["changed"] is False and out[0]["rebooted"] is False
@@ -265,7 +265,7 @@ def test_check_mode_sends_no_write_or_action_for_any_device_module(play, sim, fr
         task("device_time", device, ntp=False, datetime="2020-01-01T00:00:00Z", timezone=timezone),
         task("device_logging", device, level="debug", remote_syslog={"enabled": True, "server": "192.0.2.1"}),
         task("device_password", device, target_role="admin", new_password="never-set"),
-        task("device_reboot", device, timeout=5),
+        task("device_reboot", device, reboot_timeout=5),
         task("device_reboot", device, state="factory_reset", confirm=True),
         task("device_firmware", device, path=bundles["good"]),
     ]

@@ -4,8 +4,6 @@ backup, then disaster recovery of factory-reset devices from it."""
 import filecmp
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 import requests
@@ -13,7 +11,7 @@ import yaml
 
 from tests.simulator.fleet import running_fleet
 
-from .conftest import ROOT
+from .conftest import ROOT, ansible_playbook
 from .test_backup import configure_fm, configure_ts
 
 FLEET_PASSWORD = "fleet-Secret-7"
@@ -37,17 +35,14 @@ def run_playbook(fleet, collections_path, workdir, playbook, all_vars=None, host
     inventory.write_text(yaml.safe_dump(data, sort_keys=False))
     if not os.path.isabs(playbook):
         playbook = os.path.join(ROOT, "playbooks", playbook)
-    command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(inventory), playbook]
+    args = ["-i", str(inventory), playbook]
     for key, value in (extra_vars or {}).items():
-        command += ["-e", "%s=%s" % (key, value)]
-    environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path, ANSIBLE_NOCOLOR="1",
-                       ANSIBLE_RETRY_FILES_ENABLED="0", ANSIBLE_LOCALHOST_WARNING="0")
-    environment.pop("PYTHONPATH", None)
-    proc = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300, check=False)
+        args += ["-e", "%s=%s" % (key, value)]
+    proc = ansible_playbook(fleet, collections_path, workdir, args)
     hosts = {}
     for match in re.finditer(r"^(\S+)\s+:\s+(.*)$", proc.stdout.split("PLAY RECAP", 1)[-1], re.MULTILINE):
         hosts[match.group(1)] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", match.group(2))}
-    return proc.returncode, proc.stdout + proc.stderr, hosts
+    return proc.returncode, proc.output, hosts
 
 
 def login_status(device, password):

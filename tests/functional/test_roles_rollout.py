@@ -3,8 +3,6 @@ at the first refused bundle and leaves the devices after it untouched."""
 
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 import requests
@@ -13,7 +11,7 @@ import yaml
 from tests.simulator import swu
 from tests.simulator.fleet import running_fleet
 
-from .conftest import ROOT
+from .conftest import ROOT, ansible_playbook
 
 PLAYBOOK = os.path.join(ROOT, "playbooks", "firmware_rollout.yml")
 
@@ -33,16 +31,11 @@ def run_playbook(fleet, collections_path, workdir, host_vars=None, all_vars=None
         for name, hostvars in group["hosts"].items():
             hostvars.update((host_vars or {}).get(name, {}))
     inventory.write_text(yaml.safe_dump(data, sort_keys=False))
-    command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(inventory), PLAYBOOK]
+    args = ["-i", str(inventory), PLAYBOOK] + (["--check"] if check else [])
     for key, value in (extra_vars or {}).items():
-        command += ["-e", "%s=%s" % (key, value)]
-    if check:
-        command.append("--check")
-    environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path, ANSIBLE_NOCOLOR="1",
-                       ANSIBLE_RETRY_FILES_ENABLED="0", ANSIBLE_LOCALHOST_WARNING="0")
-    environment.pop("PYTHONPATH", None)
-    proc = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300, check=False)
-    return proc.returncode, proc.stdout + proc.stderr, recap(proc.stdout)
+        args += ["-e", "%s=%s" % (key, value)]
+    proc = ansible_playbook(fleet, collections_path, workdir, args)
+    return proc.returncode, proc.output, recap(proc.stdout)
 
 
 def recap(output):

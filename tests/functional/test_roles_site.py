@@ -5,13 +5,11 @@ nothing and reports drift made behind the roles' back."""
 import json
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 import yaml
 
-from .conftest import ROOT
+from .conftest import ROOT, ansible_playbook
 
 DEVICES = ("ts-001", "ts-002", "fm-001", "fm-002")
 
@@ -37,13 +35,9 @@ class Runner:
         return self.sim.call(lambda: list(self.sim.fleet.by_name(name).requests))
 
     def playbook(self, path, *args):
-        command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
-                   "-i", str(self.hosts), "-i", os.path.join(ROOT, "playbooks", "inventory"), path] + list(args)
-        env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=self.collections_path, ANSIBLE_NOCOLOR="1",
-                   ANSIBLE_LOCALHOST_WARNING="0", ANSIBLE_INVENTORY_UNPARSED_WARNING="0")
-        env.pop("PYTHONPATH", None)
-        proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, check=False)
-        return proc.returncode, proc.stdout + proc.stderr
+        proc = ansible_playbook(self.sim, self.collections_path, self.workdir,
+                                ["-i", str(self.hosts), "-i", os.path.join(ROOT, "playbooks", "inventory"), path] + list(args))
+        return proc.returncode, proc.output
 
 
 def recap(output):

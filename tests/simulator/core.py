@@ -105,6 +105,8 @@ class Device:
         self.seed = seed
         self.faults = FaultSet(seed)
         self.requests = []
+        #: every password set and token handed out since start, factory resets included (leak scans)
+        self.issued = set()
         self.down = False
         self.booted_at = time.time()
         self._runner = None
@@ -187,6 +189,7 @@ class Device:
             raise ApiError(self.bad_credentials_status, "Wrong credentials")
         token = secrets.token_urlsafe(24)
         self.state["tokens"][token] = role
+        self.issued.add(token)
         self.save()
         return role, token
 
@@ -197,8 +200,10 @@ class Device:
         return self.state["tokens"].get(header[len("Bearer "):].strip())
 
     def issued_secrets(self):
-        """Every password and token this device knows, for tests that scan logs for leaks."""
-        return list(self.state["passwords"].values()) + list(self.state["tokens"])
+        """Every password and token this device knows or ever issued (download tokens too),
+        for tests that scan logs for leaks."""
+        known = list(self.state["passwords"].values()) + list(self.state["tokens"])
+        return known + sorted(self.issued.difference(known))
 
     # -- HTTP -------------------------------------------------------------------------
     @property

@@ -1253,6 +1253,7 @@ class FmMonitor(Device):
         if body["role"] not in ("admin", "user"):
             bad("role", "must be admin or user")
         self.state["passwords"][body["role"]] = want_str(body["password"], "password", 64)
+        self.issued.add(self.state["passwords"][body["role"]])
         self.log("info", "password changed for role %s" % body["role"], pid="auth")
         self.commit()
 

@@ -926,6 +926,7 @@ class TsAnalyzer(Device):
         if body["role"] not in ("admin", "user"):
             raise bad("role", "must be admin or user")
         self.state["passwords"][body["role"]] = text(body["password"], "password", 128)
+        self.issued.add(self.state["passwords"][body["role"]])
         self._save_log("info", "password of role %s changed" % body["role"], pid="auth")
         return {}
 
@@ -1610,6 +1611,7 @@ class TsAnalyzer(Device):
         tokens = self.state["sdcard"]["download_tokens"]
         token = secrets.token_urlsafe(18)
         tokens.append(token)
+        self.issued.add(token)
         del tokens[:-20]
         self.save()
         return {"token": token}

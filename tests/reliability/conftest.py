@@ -1,0 +1,40 @@
+"""The reliability and security suite (issue: faults, bad input, secrets, check mode,
+idempotency at scale). It reuses the functional suite's fixtures, with a fleet of its own,
+and renders docs/reliability.md from the figures its tests record."""
+
+import pytest
+
+from tests.functional.conftest import LEAK_WATCH, Play, collections_path, connection  # noqa: F401  (a fixture and a helper)
+from tests.reliability import figures
+from tests.simulator.fleet import running_fleet
+
+
+@pytest.fixture(scope="session")
+def sim():
+    with running_fleet(ts=2, fm=2, time_scale=0.02) as runner:
+        yield runner
+
+
+@pytest.fixture
+def play(sim, collections_path, tmp_path):  # noqa: F811
+    return Play(sim, collections_path, tmp_path)
+
+
+@pytest.fixture
+def ts(sim):
+    device = sim.fleet.by_name("ts-001")
+    sim.call(device.reset)
+    return device
+
+
+@pytest.fixture
+def fm(sim):
+    device = sim.fleet.by_name("fm-001")
+    sim.call(device.reset)
+    return device
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if exitstatus == 0:
+        figures.record_leak_watch("secrets", "this suite", LEAK_WATCH)
+        figures.write_report()

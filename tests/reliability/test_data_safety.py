@@ -1,0 +1,71 @@
+"""Data safety: backup, factory reset, restore, backup gives the same file byte for byte,
+on both devices, also when a fault hits the middle of the restore and the restore is run
+again."""
+
+import pytest
+
+from tests.functional.test_backup import configure_fm, configure_ts
+from tests.reliability import figures
+from tests.reliability.conftest import connection
+
+SECTION = "data_safety"
+
+#: (device, fault rule hitting the middle of the restore, what it is, whether the first restore fails)
+CASES = [
+    ("ts-002", None, "no fault", False),
+    ("fm-002", None, "no fault", False),
+    # profiles are restored, then the first input create fails: the unit has profiles but no inputs
+    ("ts-002", {"kind": "error", "count": 1, "method": "POST", "path": "/api/inputs"}, "500 on the first input", True),
+    # the input is made but its answer is lost: the module reads back and must not make it twice
+    ("ts-002", {"kind": "drop_response", "count": 1, "method": "POST", "path": "/api/inputs"}, "answer lost", False),
+    # the device is busy (503) for longer than the module waits, when SNMP is restored
+    ("ts-002", {"kind": "unavailable", "seconds": 4, "method": "POST", "path": "/api/snmp"}, "busy past the budget",
+     True),
+    # the monitor takes its whole configuration in one write
+    ("fm-002", {"kind": "error", "count": 1, "method": "POST", "path": "/api/conf"}, "500 on the configuration", True),
+    ("fm-002", {"kind": "drop", "count": 1, "method": "POST", "path": "/api/conf"}, "connection dropped", False),
+    ("fm-002", {"kind": "drop_response", "count": 1, "method": "POST", "path": "/api/conf"}, "answer lost", False),
+]
+
+CONFIGURE = {"ts_analyzer": configure_ts, "fm_monitor": configure_fm}
+
+
+def module(name, device, **options):
+    return {"name": name, "broadcast.monitoring.%s" % name: dict(connection(device), device_type=device.kind, **options)}
+
+
+@pytest.mark.parametrize("name, rule, label, fails", CASES, ids=["%s-%s" % (c[0], c[2].replace(" ", "-")) for c in CASES])
+def test_backup_reset_restore_backup_is_identical(play, sim, tmp_path, name, rule, label, fails):
+    device = sim.fleet.by_name(name)
+    sim.call(device.reset)
+    CONFIGURE[device.kind](device)
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    saved = play.run([module("device_backup", device, dest=str(first))], name)[0]
+    assert saved.get("failed") is not True, saved
+    sim.call(device.reset)  # the unit is replaced: factory state
+    if rule:
+        sim.call(device.faults.add, rule)
+    restore = module("device_restore", device, src=str(first), busy_timeout=1)
+    out = play.run([restore, restore, restore, module("device_backup", device, dest=str(second))], name)
+    attempts = out.results[:3]
+    if fails:
+        failed = attempts[0]
+        assert failed["failed"] is True and "Traceback" not in str(failed)
+        # it says what was restored and what was not; a rerun completes the restore
+        assert "written before the failure" in failed["msg"]
+        assert failed["not_written"], failed
+        assert attempts[1].get("failed") is not True and attempts[1]["changed"] is True, attempts[1]
+        outcome = "first restore failed (%s), rerun completed" % failed["error"]["kind"]
+    else:
+        assert attempts[0].get("failed") is not True and attempts[0]["changed"] is True, attempts[0]
+        outcome = "restored at once" + (" (lost answer read back: %s)" % attempts[0]["lost_answers"]
+                                        if attempts[0].get("lost_answers") else "")
+    if rule and rule["kind"] == "drop_response" and device.kind == "ts_analyzer":
+        assert attempts[0]["lost_answers"] == [{"section": "inputs", "action": "create", "key": "Mux 1", "landed": True}]
+    assert attempts[2].get("failed") is not True and attempts[2]["changed"] is False, attempts[2]
+    assert out[3].get("failed") is not True, out[3]
+    assert second.read_bytes() == first.read_bytes()
+    figures.add(SECTION, "restores compared byte for byte", 1)
+    if rule:
+        figures.add(SECTION, "faults in the middle of a restore, recovered by a rerun", 1)
+    figures.row(SECTION, "%s: %s" % (device.kind, label), outcome + "; backup identical")
