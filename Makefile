@@ -17,9 +17,9 @@ PYTEST      := PYTHONPATH=$(COLLECTIONS) ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS)
 
 INSTALLED   := $(abspath $(BUILD)/installed)
 
-.PHONY: demo test venv link units simulator functional reliability sanity lint artifact bench clean
+.PHONY: demo test venv link units simulator functional reliability suites sanity lint artifact bench clean
 
-test: units simulator functional reliability sanity lint artifact docs-lint docs changelog-lint ee molecule
+test: units simulator suites sanity lint artifact docs-lint docs changelog-lint ee molecule
 
 $(BIN)/.installed: requirements/dev.in requirements/constraints.txt requirements.txt
 	$(shell command -v $(PYTHON) >/dev/null 2>&1 && echo $(PYTHON) || echo python3) -m venv $(VENV)
@@ -44,6 +44,20 @@ functional: venv link
 # Faults, bad input, secrets, check mode and idempotency at scale; writes docs/reliability.md.
 reliability: venv link
 	$(PYTEST) tests/reliability
+
+# The functional and reliability suites side by side: each is mostly one ansible-playbook at
+# a time, so on two cores together they take little longer than the longer one alone.
+suites: venv link
+	@mkdir -p $(BUILD)/logs
+	@echo "functional and reliability suites (logs in $(BUILD)/logs)"
+	@$(PYTEST) tests/functional > $(BUILD)/logs/functional.log 2>&1 & f=$$!; \
+	$(PYTEST) tests/reliability > $(BUILD)/logs/reliability.log 2>&1 & r=$$!; \
+	wait $$f; fs=$$?; wait $$r; rs=$$?; \
+	for suite in functional:$$fs reliability:$$rs; do \
+	  name=$${suite%%:*}; code=$${suite##*:}; echo "--- $$name suite: exit $$code"; \
+	  if [ $$code -eq 0 ]; then tail -n 3 $(BUILD)/logs/$$name.log; else cat $(BUILD)/logs/$$name.log; fi; \
+	done; \
+	test $$fs -eq 0 && test $$rs -eq 0
 
 # Sanity runs in per-test virtual environments; the pip bootstrap they need is seeded
 # locally (tools/get_pip_offline.py) because ansible-test's download host is unreachable.

@@ -358,7 +358,7 @@ class Thresholds(TunerObjects):
             check.between(where + ": rssi_threshold", obj["rssi_threshold"], 0, dev.LEVEL_MAX)
         if "rssi_interval" in obj:
             check.between(where + ": rssi_interval", obj["rssi_interval"], *dev.RSSI_INTERVAL_RANGE)
-        for name, unused_key, top, unused_off in dev.METRICS:
+        for name, unused_key, top, off in dev.METRICS:
             for bound, value in obj.get(name, {}).items():
                 value, field = _level(value), "%s: %s.%s" % (where, name, bound)
                 if value == dev.DISABLED and bound != "margin" and (name, bound) not in dev.UNUSED_BOUNDS:
@@ -369,11 +369,12 @@ class Thresholds(TunerObjects):
                     check.fail(field, "must be a number 0 to %d, got %r" % (top, value))
                 else:
                     check.fail(field, "must be a number 0 to %d or %s, got %r" % (top, dev.DISABLED, value))
-            # both bounds given: judged here, before any request (one given: check_against, with the device's other)
+            # both bounds given: judged here, before any request (one given: check_against, with the device's other);
+            # a bound at the disabling value is off, so it limits nothing
             given = obj.get(name, {})
             low, high = _level(given.get("min")), _level(given.get("max"))
-            if name != "multipath" and all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)) \
-                    and low > high:
+            numbers = all(isinstance(v, int) and not isinstance(v, bool) and v != off for v in (low, high))
+            if name != "multipath" and numbers and low > high:
                 check.fail("%s: %s.min" % (where, name), "must not exceed %s.max (%d), got %d" % (name, high, low))
         if "margin" in obj.get("rds", {}):
             check.between(where + ": rds.margin", obj["rds"]["margin"], 0, dev.LEVEL_MAX)

@@ -192,7 +192,10 @@ def manage_time(module):
         after["datetime"] = (target + (datetime.datetime.now(datetime.timezone.utc) - read_at)).isoformat()
         result["changed"] = True
         result["diff"]["before"] = dict(result["before"], datetime=current["datetime"])
-        result["diff"]["after"] = dict(result["after"], datetime=after["datetime"])
+        # the diff shows the clock asked for, to the second; the value written also carries the
+        # time this module has taken since it read the clock
+        shown = target.astimezone(datetime.timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+        result["diff"]["after"] = dict(result["after"], datetime=shown)
     if result["changed"] and not module.check_mode:
         device.write_time(client, current, after, set_clock)
     result["clock_drift"] = drift
