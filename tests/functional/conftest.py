@@ -21,6 +21,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 @pytest.fixture(scope="session")
 def collections_path(tmp_path_factory):
+    return collections_dir(tmp_path_factory)
+
+
+def collections_dir(tmp_path_factory):
+    """A collections path holding the collection under test."""
     given = os.environ.get("BM_COLLECTIONS_PATH")
     if given:
         return given

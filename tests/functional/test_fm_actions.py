@@ -89,7 +89,7 @@ def test_bad_input_fails_before_any_write(play, sim, fm, tmp_path):
     assert "monitor.tuner_id: the device has no tuner 9 (it has 0 to 7)" in out[0]["msg"]
     assert "alerts_csv.dest: the folder %s does not exist" % (tmp_path / "no" / "such") in out[1]["msg"]
     assert "mib.dest: %s is a directory; give the file to write" % tmp_path in out[2]["msg"]
-    assert "monitor.tuner_id: the device has no tuner -1" in out[2]["msg"]
+    assert "monitor.tuner_id: must be >= 0, got -1" in out[2]["msg"]
     assert "missing required arguments: dest" in out[3]["msg"]
     assert all(r["failed"] is True for r in out.results)
     assert writes(sim, fm) == []

@@ -4,7 +4,7 @@ and renders docs/reliability.md from the figures its tests record."""
 
 import pytest
 
-from tests.functional.conftest import LEAK_WATCH, Play, collections_path, connection  # noqa: F401  (a fixture and a helper)
+from tests.functional.conftest import LEAK_WATCH, Play, collections_dir
 from tests.reliability import figures
 from tests.simulator.fleet import running_fleet
 
@@ -15,8 +15,13 @@ def sim():
         yield runner
 
 
+@pytest.fixture(scope="session")
+def collections_path(tmp_path_factory):
+    return collections_dir(tmp_path_factory)
+
+
 @pytest.fixture
-def play(sim, collections_path, tmp_path):  # noqa: F811
+def play(sim, collections_path, tmp_path):
     return Play(sim, collections_path, tmp_path)
 
 

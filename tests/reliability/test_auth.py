@@ -6,7 +6,7 @@ import pytest
 import requests
 
 from tests.reliability import figures
-from tests.reliability.conftest import connection
+from tests.functional.conftest import connection
 
 SECTION = "auth"
 MUX = {"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}}}

@@ -21,7 +21,7 @@ import time
 import pytest
 
 from tests.reliability import figures
-from tests.reliability.conftest import connection
+from tests.functional.conftest import connection
 from tests.reliability.inprocess import CONTROLLER_KEYS, run_module
 from tests.simulator import swu
 

@@ -6,7 +6,7 @@ import pytest
 
 from tests.functional.test_backup import configure_fm, configure_ts
 from tests.reliability import figures
-from tests.reliability.conftest import connection
+from tests.functional.conftest import connection
 
 SECTION = "data_safety"
 

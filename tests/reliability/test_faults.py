@@ -11,7 +11,7 @@ import pytest
 import requests
 
 from tests.reliability import figures
-from tests.reliability.conftest import connection
+from tests.functional.conftest import connection
 
 SECTION = "faults"
 
@@ -167,8 +167,8 @@ def test_latency_is_tolerated_and_a_timeout_below_it_fails_saying_so(play, sim, 
 # -- reboots ----------------------------------------------------------------------------
 
 def reboot_task(device, **options):
-    return {"name": "reboot", "broadcast.monitoring.device_reboot": dict(connection(device), device_type=device.kind,
-                                                                          **options)}
+    options = dict(connection(device), device_type=device.kind, **options)
+    return {"name": "reboot", "broadcast.monitoring.device_reboot": options}
 
 
 def test_a_reboot_gap_of_60_s_scaled_is_waited_for(play, sim, ts):

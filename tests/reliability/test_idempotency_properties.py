@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.reliability import figures
-from tests.reliability.conftest import connection
+from tests.functional.conftest import connection
 from tests.reliability.inprocess import run_module
 from tests.simulator import ts as ts_sim
 

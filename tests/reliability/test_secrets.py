@@ -76,10 +76,8 @@ def test_analyzer_modules_with_ansible_debug(play, sim, ts, tmp_path):
         {"name": "time", "broadcast.monitoring.device_time": {"device_type": "ts_analyzer", "timezone": "Europe/Berlin"}},
         {"name": "logging", "broadcast.monitoring.device_logging": {"device_type": "ts_analyzer", "level": "warning"}},
         {"name": "info", "broadcast.monitoring.ts_info": {"gather_subset": ["all"]}},
-        {"name": "backup", "broadcast.monitoring.device_backup": {"device_type": "ts_analyzer",
-                                                                   "dest": str(tmp_path / "ts.json")}},
-        {"name": "user password", "broadcast.monitoring.device_password": {"device_type": "ts_analyzer",
-                                                                            "target_role": "user"}},
+        {"name": "backup", "broadcast.monitoring.device_backup": {"device_type": "ts_analyzer", "dest": str(tmp_path / "ts.json")}},
+        {"name": "user password", "broadcast.monitoring.device_password": {"device_type": "ts_analyzer", "target_role": "user"}},
         {"name": "refused value", "broadcast.monitoring.ts_input": {"config": [dict(mux, alert_profile="Nope")]}},
     ]
     new_user = "Ts-User-New-77c1"
@@ -139,8 +137,8 @@ def test_site_playbook_with_ansible_debug_and_login_once_false(sim, collections_
     for name, device, admin in (("ts", ts_dev, "Site-Ts-3e7a"), ("fm", fm_dev, "Site-Fm-9c4d")):
         log = tmp_path / ("site-%s.log" % name)
         env = dict(debug_env(password=admin), ANSIBLE_LOG_PATH=str(log))
-        proc = ansible_playbook(sim, collections_path, tmp_path, ["-i", str(inventory), "--limit", device.name, "--diff",
-                                                                   os.path.join(ROOT, "playbooks", "site.yml")], env=env)
+        args = ["-i", str(inventory), "--limit", device.name, "--diff", os.path.join(ROOT, "playbooks", "site.yml")]
+        proc = ansible_playbook(sim, collections_path, tmp_path, args, env=env)
         assert proc.returncode == 0, proc.output[-3000:]
         assert "changed=" in proc.output and "failed=0" in proc.output
         texts.append(proc.output + log.read_text(errors="replace"))

@@ -9,9 +9,8 @@ import pytest
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import CONNECTION_SPEC
 
-MODULES = sorted(name[:-3] for name in os.listdir(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..",
-                                                             "plugins", "modules"))
-                 if name.endswith(".py") and not name.startswith("_"))
+PLUGINS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "plugins", "modules")
+MODULES = sorted(name[:-3] for name in os.listdir(PLUGINS) if name.endswith(".py") and not name.startswith("_"))
 
 
 @pytest.mark.parametrize("name", MODULES)
