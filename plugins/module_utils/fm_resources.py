@@ -300,7 +300,8 @@ class Tuners(TunerObjects):
             if now is None:
                 continue  # the engine names unknown tuners
             bitrate = obj.get("stream", {}).get("bitrate")
-            if bitrate is not None and bitrate not in self.bitrates():
+            # the list of valid bitrates costs a request: only a bitrate the tuner does not run yet is looked up
+            if bitrate is not None and bitrate != (now.get("stream") or {}).get("bitrate") and bitrate not in self.bitrates():
                 problems.append("%s: stream.bitrate: must be one of the device's valid bitrates %s, got %d" % (
                     where, ", ".join(map(str, self.bitrates())), bitrate))
             sid = obj.get("station_id")
