@@ -32,7 +32,7 @@ options:
     description:
       - The password O(target_role) should have. Never shown in output, diffs or errors.
       - If not set, the environment variable E(BROADCAST_MONITORING_NEW_PASSWORD) is used (so that the value need not
-        be a module argument at all, which matters where module arguments are traced, as with E(ANSIBLE_DEBUG)).
+        be a module argument at all, which matters where module arguments are traced, as with C(ANSIBLE_DEBUG=1)).
     type: str
     required: true
 notes:

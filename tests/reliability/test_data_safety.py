@@ -70,5 +70,5 @@ def test_backup_reset_restore_backup_is_identical(play, sim, tmp_path, name, rul
     assert second.read_bytes() == first.read_bytes()
     figures.add(SECTION, "restores compared byte for byte", 1)
     if rule:
-        figures.add(SECTION, "faults in the middle of a restore, recovered by a rerun", 1)
+        figures.add(SECTION, "faults in the middle of a restore, each recovered (in the same run or by a rerun)", 1)
     figures.row(SECTION, "%s: %s" % (device.kind, label), outcome + "; backup identical")

@@ -49,7 +49,7 @@ def scan(sim, devices, text, extra):
     for device in devices:
         secrets.update(s for s in sim.call(device.issued_secrets) if s not in ("admin", "user"))
     found = [s for s in secrets if s in text]
-    figures.add(SECTION, "ANSIBLE_DEBUG runs searched", 1)
+    figures.add(SECTION, "ANSIBLE_DEBUG scenarios searched (each one or more playbook runs)", 1)
     figures.add(SECTION, "characters searched (ANSIBLE_DEBUG runs)", len(text))
     figures.add(SECTION, "distinct secrets searched for (ANSIBLE_DEBUG runs)", len(secrets))
     figures.add(SECTION, "occurrences found (ANSIBLE_DEBUG runs)", len(found))
