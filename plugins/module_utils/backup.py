@@ -15,8 +15,8 @@ import json
 import types
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device, system
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, PartialFailure, reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, PartialFailure, reconcile, write_settings
 from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import (
     Converters,
     Inputs,
@@ -187,13 +187,8 @@ def _restore_fm(client, doc, network, check_mode):
     if not network:  # keep the unit's own address and name
         wanted.update(network=current["network"], hostname=current["hostname"])
     changed = wanted != current
+    lost = []
     if changed and not check_mode:
-        try:
-            client.post(fm_device.CONF, wanted)
-        except DeviceError as err:
-            if err.kind != UNREACHABLE:
-                raise
-            # The answer was lost: read back, and send the configuration again only if it did not land.
-            if client.get(fm_device.CONF) != wanted:
-                client.post(fm_device.CONF, wanted)
-    return {"changed": changed, "diff": {"before": current, "after": wanted}}
+        lost = write_settings(lambda body: client.post(fm_device.CONF, body), wanted, lambda: client.get(fm_device.CONF))
+    return {"changed": changed, "diff": {"before": current, "after": wanted},
+            **({"lost_answers": [dict(item, key="conf") for item in lost]} if lost else {})}

@@ -249,6 +249,23 @@ def reconcile(resource, config, state, check_mode):
     }
 
 
+def write_settings(write, after, read):
+    """``write(after)`` for a whole settings object. When the answer is lost, ``read()`` tells
+    whether it landed, and it is written again only if not (a settings write replaces, so
+    sending it twice leaves nothing behind, but a blind resend could hide a failure).
+    Returns the ``lost_answers`` entries (none when the answer came)."""
+    try:
+        write(after)
+        return []
+    except DeviceError as err:
+        if err.kind != UNREACHABLE:
+            raise
+    landed = read() == after
+    if not landed:
+        write(after)
+    return [{"landed": landed}]
+
+
 def reconcile_settings(current, desired, write, check_mode, atomic=(), normalise=None):
     """One settings object: merge what the user set into what the device has, write it
     when it differs. ``write(after)`` does the device writes."""

@@ -16,7 +16,6 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.client import
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, reconcile_settings, strip_unset
 from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import LABEL_RE, Checker
 
-HOSTNAME_RE = LABEL_RE  # a device host name is one label
 POLL = 0.25
 
 
@@ -71,7 +70,7 @@ def check_network(params):
             ipaddress.IPv4Network("0.0.0.0/%s" % params["netmask"])
         except ValueError:
             check.fail("netmask", "must be a contiguous IPv4 netmask such as 255.255.255.0, got %r" % params["netmask"])
-    if params.get("hostname") is not None and not HOSTNAME_RE.match(params["hostname"]):
+    if params.get("hostname") is not None and not LABEL_RE.match(params["hostname"]):  # one DNS label
         check.fail("hostname", "must be 1 to 63 letters, digits or hyphens, not starting or ending with a hyphen")
     if params.get("wait_host"):
         check.host("wait_host", params["wait_host"])

@@ -8,6 +8,7 @@ import ast
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -108,6 +109,33 @@ def ansible_playbook(sim, collections_path, workdir, args, verbosity=0, env=None
     return proc
 
 
+def run_playbook(fleet, collections_path, workdir, playbook, all_vars=None, host_vars=None, extra_vars=None,
+                 options=()):
+    """``playbook`` (a path, or a name in playbooks/) on the fleet's inventory with extra
+    group and host variables; returns (exit code, output, PLAY RECAP per host)."""
+    inventory = workdir / "inventory.yml"
+    fleet.write_inventory(str(inventory))
+    data = yaml.safe_load(inventory.read_text())
+    data["all"]["vars"].update(all_vars or {})
+    for group in data["all"]["children"].values():
+        for name, hostvars in group["hosts"].items():
+            hostvars.update((host_vars or {}).get(name, {}))
+    inventory.write_text(yaml.safe_dump(data, sort_keys=False))
+    args = ["-i", str(inventory), os.path.join(ROOT, "playbooks", playbook)] + list(options)
+    for key, value in (extra_vars or {}).items():
+        args += ["-e", "%s=%s" % (key, value)]
+    proc = ansible_playbook(fleet, collections_path, workdir, args)
+    return proc.returncode, proc.output, recap(proc.stdout)
+
+
+def recap(output):
+    """PLAY RECAP counters per host: {'ts-001': {'ok': 5, 'changed': 1, 'failed': 0, ...}}."""
+    hosts = {}
+    for match in re.finditer(r"^(\S+)\s+:\s+(.*)$", output.split("PLAY RECAP", 1)[-1], re.MULTILINE):
+        hosts[match.group(1)] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", match.group(2))}
+    return hosts
+
+
 _RUNS = itertools.count(1)
 
 #: The factory passwords are public (the interface documents print them) and common words,
@@ -173,7 +201,7 @@ def module_examples(name):
 
 def pytest_sessionfinish(session, exitstatus):
     """Report what the leak watch searched (docs/reliability.md, "Secrets in the functional suite")."""
-    if exitstatus == 0 and LEAK_WATCH["runs"] and not os.environ.get("BM_COLLECTIONS_PATH"):
-        from tests.reliability import figures
+    from tests.reliability import figures
+    if exitstatus == 0 and not os.environ.get("BM_COLLECTIONS_PATH") and figures.whole_suite(session, os.path.dirname(__file__)):
         figures.record_leak_watch("leak_watch", "functional suite", LEAK_WATCH)
         figures.write_report()

@@ -3,7 +3,6 @@ backup, then disaster recovery of factory-reset devices from it."""
 
 import filecmp
 import os
-import re
 
 import pytest
 import requests
@@ -11,7 +10,7 @@ import yaml
 
 from tests.simulator.fleet import running_fleet
 
-from .conftest import ROOT, ansible_playbook
+from .conftest import run_playbook
 from .test_backup import configure_fm, configure_ts
 
 FLEET_PASSWORD = "fleet-Secret-7"
@@ -21,28 +20,6 @@ FLEET_PASSWORD = "fleet-Secret-7"
 def fleet():
     with running_fleet(ts=1, fm=1, time_scale=0.02) as runner:
         yield runner
-
-
-def run_playbook(fleet, collections_path, workdir, playbook, all_vars=None, host_vars=None, extra_vars=None):
-    """ansible-playbook on the fleet's inventory; returns (exit code, output, PLAY RECAP per host)."""
-    inventory = workdir / "inventory.yml"
-    fleet.write_inventory(str(inventory))
-    data = yaml.safe_load(inventory.read_text())
-    data["all"]["vars"].update(all_vars or {})
-    for group in data["all"]["children"].values():
-        for name, hostvars in group["hosts"].items():
-            hostvars.update((host_vars or {}).get(name, {}))
-    inventory.write_text(yaml.safe_dump(data, sort_keys=False))
-    if not os.path.isabs(playbook):
-        playbook = os.path.join(ROOT, "playbooks", playbook)
-    args = ["-i", str(inventory), playbook]
-    for key, value in (extra_vars or {}).items():
-        args += ["-e", "%s=%s" % (key, value)]
-    proc = ansible_playbook(fleet, collections_path, workdir, args)
-    hosts = {}
-    for match in re.finditer(r"^(\S+)\s+:\s+(.*)$", proc.stdout.split("PLAY RECAP", 1)[-1], re.MULTILINE):
-        hosts[match.group(1)] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", match.group(2))}
-    return proc.returncode, proc.output, hosts
 
 
 def login_status(device, password):

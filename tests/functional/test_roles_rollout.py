@@ -2,16 +2,14 @@
 at the first refused bundle and leaves the devices after it untouched."""
 
 import os
-import re
 
 import pytest
 import requests
-import yaml
 
 from tests.simulator import swu
 from tests.simulator.fleet import running_fleet
 
-from .conftest import ROOT, ansible_playbook
+from .conftest import ROOT, run_playbook
 
 PLAYBOOK = os.path.join(ROOT, "playbooks", "firmware_rollout.yml")
 
@@ -22,28 +20,9 @@ def fleet():
         yield runner
 
 
-def run_playbook(fleet, collections_path, workdir, host_vars=None, all_vars=None, extra_vars=None, check=False):
-    inventory = workdir / "inventory.yml"
-    fleet.write_inventory(str(inventory))
-    data = yaml.safe_load(inventory.read_text())
-    data["all"]["vars"].update(all_vars or {})
-    for group in data["all"]["children"].values():
-        for name, hostvars in group["hosts"].items():
-            hostvars.update((host_vars or {}).get(name, {}))
-    inventory.write_text(yaml.safe_dump(data, sort_keys=False))
-    args = ["-i", str(inventory), PLAYBOOK] + (["--check"] if check else [])
-    for key, value in (extra_vars or {}).items():
-        args += ["-e", "%s=%s" % (key, value)]
-    proc = ansible_playbook(fleet, collections_path, workdir, args)
-    return proc.returncode, proc.output, recap(proc.stdout)
-
-
-def recap(output):
-    """PLAY RECAP counters per host: {'ts-001': {'ok': 5, 'changed': 1, 'failed': 0, ...}}."""
-    hosts = {}
-    for match in re.finditer(r"^(\S+)\s+:\s+(.*)$", output.split("PLAY RECAP", 1)[-1], re.MULTILINE):
-        hosts[match.group(1)] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", match.group(2))}
-    return hosts
+def run_rollout(fleet, collections_path, workdir, host_vars=None, all_vars=None, extra_vars=None, check=False):
+    return run_playbook(fleet, collections_path, workdir, PLAYBOOK, all_vars=all_vars, host_vars=host_vars,
+                        extra_vars=extra_vars, options=["--check"] if check else [])
 
 
 def firmware_version(device):
@@ -68,7 +47,7 @@ def test_rollout_halts_at_the_refused_bundle_and_leaves_the_rest_untouched(fleet
     for device in devices:
         fleet.call(device.reset)
     backups = tmp_path / "backups"
-    code, output, hosts = run_playbook(
+    code, output, hosts = run_rollout(
         fleet, collections_path, tmp_path,
         all_vars={"firmware_rollout_bundle": good, "firmware_rollout_backup_dir": str(backups),
                   "firmware_rollout_timeout": 30},
@@ -100,17 +79,17 @@ def test_rollout_of_the_installed_version_does_nothing(fleet, collections_path, 
                              "firmware_rollout_timeout": 30},
                 "extra_vars": {"broadcast_monitoring_password": "admin", "firmware_rollout_hosts": "ts-003:fm-001",
                                "firmware_rollout_alert_check": "true"}}
-    code, output, hosts = run_playbook(fleet, collections_path, tmp_path, check=True, **settings)
+    code, output, hosts = run_rollout(fleet, collections_path, tmp_path, check=True, **settings)
     assert code == 0, output
     assert all(fleet.call(d.writes) == [] for d in devices)
     assert all(firmware_version(d) == "1.0.0" for d in devices)
-    code, output, hosts = run_playbook(fleet, collections_path, tmp_path, **settings)
+    code, output, hosts = run_rollout(fleet, collections_path, tmp_path, **settings)
     assert code == 0, output
     assert [hosts[d.name]["changed"] for d in devices] == [2, 2], output  # backup, upgrade
     assert all(firmware_version(d) == "2.4.1" for d in devices)
     for device in devices:
         fleet.call(device.requests.clear)
-    code, output, hosts = run_playbook(fleet, collections_path, tmp_path, **settings)
+    code, output, hosts = run_rollout(fleet, collections_path, tmp_path, **settings)
     assert code == 0, output
     assert [hosts[d.name]["changed"] for d in devices] == [0, 0], output
     assert all(fleet.call(d.writes) == [] for d in devices)

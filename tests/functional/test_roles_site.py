@@ -4,12 +4,11 @@ nothing and reports drift made behind the roles' back."""
 
 import json
 import os
-import re
 
 import pytest
 import yaml
 
-from .conftest import ROOT, ansible_playbook
+from .conftest import ROOT, ansible_playbook, recap
 
 DEVICES = ("ts-001", "ts-002", "fm-001", "fm-002")
 
@@ -38,14 +37,6 @@ class Runner:
         proc = ansible_playbook(self.sim, self.collections_path, self.workdir,
                                 ["-i", str(self.hosts), "-i", os.path.join(ROOT, "playbooks", "inventory"), path] + list(args))
         return proc.returncode, proc.output
-
-
-def recap(output):
-    """{host: {ok, changed, failed, ...}} from the PLAY RECAP."""
-    found = {}
-    for host, counts in re.findall(r"^(\S+)\s+:\s+(ok=.*)$", output, re.M):
-        found[host] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", counts)}
-    return found
 
 
 def site(runner, *args):

@@ -3,7 +3,8 @@
 Each test file records what it tried under its own section (``record("faults", "cases", 12)``,
 ``add(...)`` to count up); at the end of a session every section recorded so far (this run's,
 and earlier runs' kept in build/reliability/) is rendered into docs/reliability.md, so a run
-of one file refreshes its own figures without dropping the others'.
+of one file refreshes its own figures without dropping the others'. Counts over a whole run
+(the leak watch's) are recorded only when the whole suite ran (``whole_suite``).
 """
 
 import json
@@ -54,6 +55,16 @@ def row(name, *cells):
 COMMAND = "make reliability   # python -m pytest tests/reliability; the functional suite adds its leak-watch section"
 
 
+def whole_suite(session, directory):
+    """Whether this pytest session ran every test under ``directory`` (no file, -k or -m
+    narrowed it): counts over a whole run, such as the leak watch's, are kept only then."""
+    options = session.config.option
+    if getattr(options, "keyword", "") or getattr(options, "markexpr", ""):
+        return False
+    args = [arg.split("::")[0] for arg in session.config.args]
+    return bool(args) and all(os.path.isdir(arg) and os.path.samefile(arg, directory) for arg in args)
+
+
 def record_leak_watch(name, suite, watch):
     """The leak watch's counts (tests/functional/conftest.py: LEAK_WATCH) under ``name``."""
     record(name, "runs searched at -vvvv with --diff and a log file (%s)" % suite, watch["runs"])
@@ -62,11 +73,18 @@ def record_leak_watch(name, suite, watch):
 
 
 def write_report(command=COMMAND):
-    """Keep this session's sections and render the report from every kept section."""
+    """Keep this session's figures (over those an earlier run kept for the same section, so
+    one file's run leaves the others' figures alone) and render the report from all."""
     os.makedirs(STORE, exist_ok=True)
     for name, data in _SECTIONS.items():
-        data = dict(data, rows=sorted(data["rows"]))
-        with open(os.path.join(STORE, name + ".json"), "w", encoding="utf-8") as handle:
+        path = os.path.join(STORE, name + ".json")
+        earlier = {}
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as handle:
+                earlier = json.load(handle)
+        data = {"figures": dict(earlier.get("figures", {}), **data["figures"]),
+                "rows": sorted(data["rows"]) or earlier.get("rows", [])}
+        with open(path, "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=1, sort_keys=True)
     kept = {}
     for name, _title, _claim in SECTIONS:

@@ -13,6 +13,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import
     reconcile,
     reconcile_settings,
     strip_unset,
+    write_settings,
 )
 
 
@@ -197,3 +198,32 @@ def test_a_lost_answer_that_cannot_be_read_back_is_reported_as_unknown():
     assert caught.value.done == []
     assert caught.value.unknown == [{"action": "create", "key": "c"}]
     assert caught.value.pending == [{"action": "create", "key": "d"}]
+
+
+@pytest.mark.parametrize("acts", [True, False])
+def test_a_settings_write_whose_answer_was_lost_is_read_back(acts):
+    device, sent = {"level": "info"}, []
+
+    def write(body):
+        sent.append(body)
+        if len(sent) == 1:
+            if acts:
+                device.update(body)
+            raise DeviceError(UNREACHABLE, "closed the connection")
+        device.update(body)
+
+    lost = write_settings(write, {"level": "error"}, lambda: dict(device))
+    assert lost == [{"landed": acts}]
+    assert len(sent) == (1 if acts else 2) and device == {"level": "error"}
+
+
+def test_a_refused_settings_write_is_not_sent_again():
+    sent = []
+
+    def write(body):
+        sent.append(body)
+        raise DeviceError(REFUSED, "refused", status=400)
+
+    with pytest.raises(DeviceError):
+        write_settings(write, {"level": "error"}, lambda: {})
+    assert len(sent) == 1
