@@ -88,6 +88,4 @@ notes:
     (busy) is retried with growing pauses for up to O(busy_timeout) seconds; a read that meets a
     connection error is retried twice; a write is never sent twice.
   - Passwords and tokens are never part of a message, a diff or a return value.
-requirements:
-  - requests
 """

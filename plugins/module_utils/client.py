@@ -13,13 +13,7 @@ from __future__ import annotations
 import copy
 import time
 
-try:
-    import requests
-    HAS_REQUESTS = True
-    REQUESTS_IMPORT_ERROR = None
-except ImportError as err:  # reported by the module with missing_required_lib
-    HAS_REQUESTS = False
-    REQUESTS_IMPORT_ERROR = err
+from ansible_collections.broadcast.monitoring.plugins.module_utils import transport
 
 # What a failure is, so a module can say what to fix (one message per class).
 UNREACHABLE = "unreachable"
@@ -91,8 +85,7 @@ class Client:
         self._token = token
         self._sleep = sleep
         self._clock = clock
-        self.session = requests.Session()
-        self.session.verify = (ca_path or True) if validate_certs else False
+        self.session = transport.Session(verify=(ca_path or True) if validate_certs else False)
         self.session.headers["Accept"] = "application/json"
         self.counts = {"login": 0, "read": 0, "write": 0}
 
@@ -144,7 +137,7 @@ class Client:
     def delete(self, path, **kwargs):
         return self.request("DELETE", path, **kwargs)
 
-    def request(self, method, path, body=None, params=None, files=None, idempotent=None, raw=False,
+    def request(self, method, path, body=None, params=None, idempotent=None, raw=False,
                 stream=False, timeout=None, data=None, headers=None):
         """Send one authenticated request and return its JSON (or the response with raw=True).
 
@@ -156,7 +149,7 @@ class Client:
         self.counts["read" if idempotent else "write"] += 1
         relogged = False
         while True:
-            response = self._send(method, path, json=body, params=params, files=files, token=self.token(),
+            response = self._send(method, path, json=body, params=params, token=self.token(),
                                   idempotent=idempotent, stream=stream, timeout=timeout, data=data,
                                   headers=headers)
             if response.status_code == 401 and self._password is not None and not relogged:
@@ -179,7 +172,7 @@ class Client:
         answered. For wait loops, which do their own bounded polling."""
         try:
             response = self.session.get(self.base_url + path, timeout=timeout)
-        except requests.exceptions.RequestException:
+        except transport.TransportError:
             return None
         if response.status_code != 200:
             return None
@@ -190,7 +183,7 @@ class Client:
         """HTTP status of an unauthenticated GET (to tell device types apart); retried like a read."""
         return self._send("GET", path, token=None, idempotent=True).status_code
 
-    def _send(self, method, path, token, idempotent, json=None, params=None, files=None, stream=False, timeout=None,
+    def _send(self, method, path, token, idempotent, json=None, params=None, stream=False, timeout=None,
               data=None, headers=None):
         """One logical request: retries 503 for any method within the busy budget, and
         connection errors for idempotent requests only; returns the final response."""
@@ -206,9 +199,9 @@ class Client:
             if hasattr(data, "seek"):
                 data.seek(0)  # a retried upload starts over
             try:
-                response = self.session.request(method, url, json=json, params=params, files=files, data=data,
+                response = self.session.request(method, url, json=json, params=params, data=data,
                                                 headers=headers, timeout=timeout or self.timeout, stream=stream)
-            except requests.exceptions.RequestException as err:
+            except transport.TransportError as err:
                 if idempotent and attempt < self.read_attempts:
                     self._sleep(delay)
                     delay = min(delay * 2, self.max_backoff)
@@ -255,13 +248,11 @@ def _json(response):
 def _transport_reason(err, client):
     """Why a request got no answer, in words that carry no URL (query strings may hold
     one-time tokens)."""
-    if isinstance(err, requests.exceptions.SSLError):
+    if err.kind == transport.TLS:
         return "TLS verification failed at %s (set ca_path, or validate_certs=false for a self-signed device)" % (
-            client.base_url)
-    if isinstance(err, requests.exceptions.ConnectTimeout):
+            client.base_url) if "verification" in str(err) else "%s at %s" % (err, client.base_url)
+    if err.kind == transport.CONNECT_TIMEOUT:
         return "no connection to %s within %s s" % (client.base_url, client.timeout)
-    if isinstance(err, requests.exceptions.ReadTimeout):
+    if err.kind == transport.READ_TIMEOUT:
         return "%s accepted the connection but did not answer within %s s" % (client.base_url, client.timeout)
-    if isinstance(err, requests.exceptions.ConnectionError):
-        return "cannot connect to %s, or it closed the connection" % client.base_url
-    return "request to %s failed (%s)" % (client.base_url, type(err).__name__)
+    return "cannot connect to %s, or it closed the connection (%s)" % (client.base_url, err)

@@ -15,6 +15,7 @@ import tempfile
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.transport import TransportError
 
 CHUNK = 1024 * 1024
 
@@ -53,9 +54,9 @@ def download(client, path, dest, params=None, idempotent=True):
                 while True:
                     try:
                         chunk = next(chunks, None)
-                    except OSError as err:  # requests' transfer errors; their text may hold the URL
+                    except TransportError as err:
                         raise DeviceError(UNREACHABLE, "GET %s: the transfer broke off after %d bytes (%s)" % (
-                            path, size, type(err).__name__)) from None
+                            path, size, err)) from None
                     if chunk is None:
                         break
                     out.write(chunk)

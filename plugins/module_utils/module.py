@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import traceback
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.validation import check_type_dict
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import client as client_mod
@@ -48,8 +48,6 @@ class DeviceModule(AnsibleModule):
             self.fail_json(msg="; ".join("%s: must be a dictionary (a YAML mapping)%s, got a string" % (
                 name, " or a list of them" if self.argument_spec[name]["type"] == "list" else "")
                 for name in self._not_dicts))
-        if not client_mod.HAS_REQUESTS:
-            self.fail_json(msg=missing_required_lib("requests"), exception=str(client_mod.REQUESTS_IMPORT_ERROR))
         problems = check_connection(self.params)
         if problems:
             self.fail_json(msg="; ".join(problems))

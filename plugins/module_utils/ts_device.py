@@ -73,13 +73,17 @@ def source_to_device(source):
     return {"rf": {k: value[k] for k in ("mode", "frequency", "bandwidth", "plp_id")}}
 
 
+def input_profile_id(raw):
+    """The alert profile id of one element of ``GET /inputs``."""
+    return raw["alerts_config"]["profile_id"]
+
+
 def input_from_device(raw, profile_names):
     """One element of ``GET /inputs`` in the module's shape (``profile_names``: id -> name)."""
     return {
         "name": raw["name"],
         "source": source_from_device(raw["config"]),
-        "alert_profile": profile_names.get(raw["alerts_config"]["profile_id"],
-                                           "#%d" % raw["alerts_config"]["profile_id"]),
+        "alert_profile": profile_names.get(input_profile_id(raw), "#%d" % input_profile_id(raw)),
         "monitoring": MONITORING[bool(raw.get("monitoring"))],
         **features_from_device(raw),
     }
@@ -156,7 +160,7 @@ def profile_body(obj, names=None):
 
 def inputs_using(inputs, profile_id):
     """Names of the inputs (``GET /inputs``) that use the profile."""
-    return [raw["name"] for raw in inputs if raw["alerts_config"]["profile_id"] == profile_id]
+    return [raw["name"] for raw in inputs if input_profile_id(raw) == profile_id]
 
 
 def features_from_device(raw):

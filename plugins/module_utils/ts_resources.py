@@ -24,17 +24,27 @@ FEATURES_OFF = {"scte35": False, "thumbnails": {"enabled": False}}
 class Inputs(Resource):
     """Inputs of one analyzer, keyed by name. Costs two reads (inputs, profiles) whatever
     the number of inputs, and one write per input that differs, plus one for each of
-    monitoring, SCTE-35 and thumbnails that changes."""
+    monitoring, SCTE-35 and thumbnails that changes.
+
+    ``profile_ids`` ({name: id}, what ts_alert_profile returned earlier in the play) saves
+    the profiles read when it names every profile the inputs use and the config asks for;
+    otherwise the profiles are read as without it."""
 
     key = "name"
     atomic = ("source",)
 
-    def __init__(self, client):
+    def __init__(self, client, profile_ids=None):
         super().__init__(client)
         self.raw = {}
         self.profiles = {}
+        self.known_profiles = dict(profile_ids or {})
+        self.wanted_profiles = set()
+        self.profiles_read = False
 
     def check(self, desired):
+        # the profiles this run may need by name (a new input without one gets the factory profile)
+        self.wanted_profiles = set() if self.state == "deleted" else {
+            obj.get("alert_profile") or dev.DEFAULT_PROFILE for obj in desired}
         check = Checker()
         for index, obj in enumerate(desired):
             if not 1 <= len(obj["name"]) <= dev.NAME_MAX:
@@ -68,9 +78,15 @@ class Inputs(Resource):
         return check.problems
 
     def read(self):
-        profiles = self.client.get(dev.PROFILES)
         inputs = self.client.get(dev.INPUTS)
-        self.profiles = dev.profile_ids(profiles)
+        used = {dev.input_profile_id(raw) for raw in inputs}
+        if self.profiles_read:
+            pass  # a read-back after a lost answer: the profiles are known already
+        elif (self.known_profiles and used <= set(self.known_profiles.values())
+              and self.wanted_profiles <= set(self.known_profiles)):
+            self.profiles = dict(self.known_profiles)
+        else:
+            self._read_profiles()
         names = {pid: name for name, pid in self.profiles.items()}
         current, ids = {}, {}
         for raw in inputs:
@@ -82,6 +98,10 @@ class Inputs(Resource):
             raise Conflict(["the analyzer has several inputs with one name, which ts_input cannot tell apart: %s;"
                             " rename or delete them on the device" % "; ".join(clashes)])
         return current
+
+    def _read_profiles(self):
+        self.profiles = dev.profile_ids(self.client.get(dev.PROFILES))
+        self.profiles_read = True
 
     def check_against(self, desired, current):
         problems = []
@@ -226,6 +246,12 @@ class Profiles(Resource):
             self.raw[raw["name"]] = raw
             current[raw["name"]] = self.normalise(dev.profile_from_device(raw))
         return current
+
+    def ids(self, result):
+        """{name: id} of the profiles the device has after ``result`` whose id is known (a
+        profile created by this run is left out: its id would need another read)."""
+        names = [obj["name"] for obj in result.get("after", result.get("gathered", []))]
+        return {name: self.raw[name]["id"] for name in names if name in self.raw}
 
     def check_against(self, desired, current):
         """Profiles to delete must not be the factory one, nor used by an input."""

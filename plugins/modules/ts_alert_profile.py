@@ -132,6 +132,15 @@ gathered:
   returned: when O(state=gathered)
   type: list
   elements: dict
+profile_ids:
+  description:
+    - Name and id of each profile the analyzer has after the run, except profiles this run created (their id
+      would cost another read).
+    - Give it to M(broadcast.monitoring.ts_input) as O(broadcast.monitoring.ts_input#module:alert_profile_ids) to
+      save that module reading the profiles again.
+  returned: success
+  type: dict
+  sample: {"Default": 1, "Contribution": 2}
 changes:
   description: What was (or in check mode, would be) written, one entry per profile.
   returned: when O(state) is not V(gathered)
@@ -187,7 +196,13 @@ ARGUMENT_SPEC = dict(
 def main():
     module = DeviceModule(ARGUMENT_SPEC, ts_device)
     params = module.params
-    module.run(lambda: reconcile(Profiles(module.client), params["config"], params["state"], module.check_mode))
+    profiles = Profiles(module.client)
+
+    def work():
+        result = reconcile(profiles, params["config"], params["state"], module.check_mode)
+        return dict(result, profile_ids=profiles.ids(result))
+
+    module.run(work)
 
 
 if __name__ == "__main__":

@@ -163,10 +163,19 @@ options:
           pid:
             description: The video PID to decode, 0 to 8191. Only with O(config[].thumbnails.enabled=true).
             type: int
+  alert_profile_ids:
+    description:
+      - The analyzer's alert profiles as names and ids, as M(broadcast.monitoring.ts_alert_profile) returned them
+        (its RV(broadcast.monitoring.ts_alert_profile#module:profile_ids)) earlier in the same play, to save reading them again.
+      - They are used only when they name every profile the inputs on the device use and every profile
+        O(config) asks for; otherwise the module reads the profiles as it does without this option.
+      - The P(broadcast.monitoring.ts_analyzer#role) role passes them. Give ids from the same play only; an id
+        the device has since given to another profile would assign that profile.
+    type: dict
 notes:
-  - One invocation costs one login, two reads (inputs and profiles) and one write per input that differs,
-    plus one for each of its monitoring state, SCTE-35 monitoring and thumbnails that changes; never a read
-    per input.
+  - One invocation costs one login, two reads (inputs and profiles; one, the inputs, when
+    O(alert_profile_ids) names every profile needed) and one write per input that differs, plus one for each
+    of its monitoring state, SCTE-35 monitoring and thumbnails that changes; never a read per input.
   - Writes are made in the order updates, creations, deletions, so nothing is removed before what replaces it
     is in place. When a write fails, the result lists the changes written before it (RV(written)) and those not
     written (RV(not_written)).
@@ -311,13 +320,15 @@ ARGUMENT_SPEC = dict(
         thumbnails=dict(type="dict", options=dict(enabled=dict(type="bool", default=True), pid=dict(type="int")),
                         required_if=[("enabled", True, ["pid"])]),
     )),
+    alert_profile_ids=dict(type="dict"),
 )
 
 
 def main():
     module = DeviceModule(ARGUMENT_SPEC, ts_device)
     params = module.params
-    module.run(lambda: reconcile(Inputs(module.client), params["config"], params["state"], module.check_mode))
+    inputs = Inputs(module.client, params["alert_profile_ids"])
+    module.run(lambda: reconcile(inputs, params["config"], params["state"], module.check_mode))
 
 
 if __name__ == "__main__":

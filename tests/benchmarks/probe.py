@@ -99,9 +99,10 @@ def _run_payload(path, importtime=False):
 
 def _imports(stderr):
     """Import seconds inside one payload run: ours (the module's top-level imports of this
-    collection, requests included), requests alone, ansible's basic, fm_device, xml."""
-    out = {"ours": 0.0, "requests": 0.0, "ansible_basic": 0.0, "fm_device": 0.0, "xml": 0.0}
-    wanted = {"requests": "requests", "ansible.module_utils.basic": "ansible_basic",
+    collection, its HTTP library included), the HTTP library alone (requests before 0.1.0's
+    transport, http.client since), ansible's basic, fm_device, xml."""
+    out = {"ours": 0.0, "requests": 0.0, "http_client": 0.0, "ansible_basic": 0.0, "fm_device": 0.0, "xml": 0.0}
+    wanted = {"requests": "requests", "http.client": "http_client", "ansible.module_utils.basic": "ansible_basic",
               OURS + "plugins.module_utils.fm_device": "fm_device", "xml.etree.ElementTree": "xml"}
     for line in stderr.splitlines():
         if not line.startswith("import time:") or line.count("|") != 2:
@@ -152,5 +153,8 @@ def measure(ansible, sim, inventory_dir, module_args, workdir):
     ts_input["argument_handling_s"] = round(args_s, 4)
     ts_input["own_startup_s"] = round(own, 4)
     ts_input["own_startup_share"] = round(own / ts_input["wall_s"], 3) if ts_input["wall_s"] else None
-    ts_input["requests_import_share"] = round(ts_input["imports_s"]["requests"] / ts_input["wall_s"], 3)
+    library = "requests" if ts_input["imports_s"]["requests"] else "http.client"
+    ts_input["http_library"] = library
+    ts_input["http_import_s"] = ts_input["imports_s"][library.replace(".", "_")]
+    ts_input["http_import_share"] = round(ts_input["http_import_s"] / ts_input["wall_s"], 3)
     return out

@@ -103,10 +103,10 @@ def evaluate(records, headline, probe_result, main):
         targets.append(_target(
             "module start-up (imports + argument handling) is a small part (<= %d%%) of an invocation" % (
                 100 * STARTUP_SHARE_MAX), p["own_startup_share"] <= STARTUP_SHARE_MAX,
-            "ts_input: %.3f s own start-up (imports of this collection incl. requests %.3f s, of which requests"
+            "ts_input: %.3f s own start-up (imports of this collection incl. %s %.3f s, of which %s"
             " %.3f s; arguments %.3f s) of %.3f s wall = %.0f%%" % (
-                p["own_startup_s"], p["imports_s"]["ours"], p["imports_s"]["requests"], p["argument_handling_s"],
-                p["wall_s"], 100 * p["own_startup_share"])))
+                p["own_startup_s"], _http(p)[0], p["imports_s"]["ours"], _http(p)[0], _http(p)[1],
+                p["argument_handling_s"], p["wall_s"], 100 * p["own_startup_share"])))
     mine = [r for r in records if r["case"] != "floor" and r["config"] == main]
     if mine:
         sim = sum(r["sim_cpu_s"] for r in mine)
@@ -250,17 +250,17 @@ def markdown(data):
                   " every run." % (
                       probe["repeat"], config.SIZES[data["main_config"]]["inputs"],
                       ", ".join("%s %s" % kv for kv in (p.get("requests") or {}).items())), "",
-                  "| payload | wall s | CPU s | peak RSS MB | imports of this collection s (requests s) |"
-                  " ansible basic import s | argument handling s |",
+                  "| payload | wall s | CPU s | peak RSS MB | imports of this collection s (%s s) |"
+                  " ansible basic import s | argument handling s |" % _http(p)[0],
                   "|---|---|---|---|---|---|---|",
                   "| ts_input | %.3f | %.3f | %.1f | %.3f (%.3f) | %.3f | %.4f |" % (
-                      p["wall_s"], p["cpu_s"], p["maxrss_mb"], p["imports_s"]["ours"], p["imports_s"]["requests"],
+                      p["wall_s"], p["cpu_s"], p["maxrss_mb"], p["imports_s"]["ours"], _http(p)[1],
                       p["imports_s"]["ansible_basic"], p["argument_handling_s"])]
         if ping:
             lines.append("| ping | %.3f | %.3f | %.1f | - | %.3f | - |" % (
                 ping["wall_s"], ping["cpu_s"], ping["maxrss_mb"], ping["imports_s"]["ansible_basic"]))
-        lines += ["", "Own start-up of `ts_input`: %.0f%% of its wall time (requests alone %.0f%%)." % (
-            100 * p["own_startup_share"], 100 * p["requests_import_share"]), ""]
+        lines += ["", "Own start-up of `ts_input`: %.0f%% of its wall time (%s alone %.0f%%)." % (
+            100 * p["own_startup_share"], _http(p)[0], 100 * _http(p)[1] / p["wall_s"]), ""]
         if probe.get("note"):
             lines += [probe["note"], ""]
     lines += ["![Wall time against fleet size](%s)" % os.path.basename(data["plot"]), "",
@@ -347,3 +347,12 @@ def write_markdown(path, data):
         text = NEW_FILE.format(generated=generated)
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(text)
+
+
+def _http(probe_ts_input):
+    """(name, import seconds) of the HTTP library in a probe: requests in results written
+    before the collection's own transport, http.client after."""
+    p = probe_ts_input
+    if "http_library" in p:
+        return p["http_library"], p["http_import_s"]
+    return "requests", p["imports_s"]["requests"]

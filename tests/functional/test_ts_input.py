@@ -221,3 +221,36 @@ def test_documented_examples_run_as_written(play, sim, ts):
     assert [r["changed"] for r in out.results] == [True, True, False, True]
     assert [i["name"] for i in out[2]["gathered"]] == ["Mux 1", "ASI backup"]
     assert [i["name"] for i in ts_inputs(play, ts)] == ["Mux 1"]
+
+
+def profile_task(device, config, register):
+    return {"name": register, "register": register,
+            "broadcast.monitoring.ts_alert_profile": dict(connection(device), config=config)}
+
+
+def test_profile_ids_from_ts_alert_profile_save_the_profiles_read(play, sim, ts):
+    strict = dict(MUX, alert_profile="Strict")
+    out = play.run([profile_task(ts, [{"name": "Strict"}], "created"),
+                    # Strict is created by this run: its id is not returned, so ts_input reads the profiles
+                    task(ts, "overridden", [strict, ASI], alert_profile_ids="{{ created.profile_ids }}"),
+                    profile_task(ts, [{"name": "Strict"}], "again"),
+                    task(ts, "overridden", [strict, ASI], alert_profile_ids="{{ again.profile_ids }}")],
+                   ts.name)
+    created, first, again, second = out
+    assert created["profile_ids"] == {"Default": 1}, created
+    assert first["changed"] is True and first["requests"]["read"] == 2, first
+    assert again["changed"] is False and sorted(again["profile_ids"]) == ["Default", "Strict"], again
+    assert second["changed"] is False and second["requests"] == {"login": 1, "read": 1, "write": 0}, second
+    assert {i["name"]: i["alerts_config"]["profile_id"] for i in ts_inputs(play, ts)} == {
+        "Mux 1": again["profile_ids"]["Strict"], "ASI backup": 1}
+
+
+def test_profile_ids_that_do_not_cover_the_inputs_are_not_trusted(play, sim, ts):
+    out = play.run([task(ts, "overridden", [MUX, ASI]),
+                    # the ids given know no profile the inputs use: the profiles are read
+                    task(ts, "overridden", [MUX, ASI], alert_profile_ids={"Other": 7}),
+                    # a profile the config asks for is missing from the ids: read too
+                    task(ts, "merged", [dict(ASI, alert_profile="Default")], alert_profile_ids={"Strict": 1})],
+                   ts.name)
+    assert out[1]["changed"] is False and out[1]["requests"]["read"] == 2, out[1]
+    assert out[2]["changed"] is False and out[2]["requests"]["read"] == 2, out[2]

@@ -1,0 +1,202 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""HTTP/1.1 over the standard library's ``http.client``: what the client sends its requests with.
+
+Why not requests: every module invocation is a new Python process, and importing requests
+(with urllib3 and charset_normalizer) cost about 70 ms of a 0.4 s invocation, more than the
+module's own work; http.client costs about 11 ms (ssl a few more, only for https). The fleet
+benchmark (docs/performance.md) measures it. What the devices need is small: JSON bodies,
+one streamed upload, streamed downloads, keep-alive, TLS with or without verification.
+Retries, auth and error wording stay in ``client.py``; this file only moves bytes.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json as jsonlib
+import os
+import select
+import socket
+from urllib.parse import urlencode, urlsplit
+
+USER_AGENT = "broadcast.monitoring"
+CHUNK = 64 * 1024
+
+# What went wrong without an HTTP answer (TransportError.kind).
+TLS = "tls"
+CONNECT_TIMEOUT = "connect_timeout"
+READ_TIMEOUT = "read_timeout"
+CONNECTION = "connection"
+
+
+class TransportError(Exception):
+    """No (complete) HTTP answer. ``kind`` is one of TLS, CONNECT_TIMEOUT, READ_TIMEOUT,
+    CONNECTION; the text never holds the URL (its query may carry a one-time token)."""
+
+    def __init__(self, kind, reason):
+        super().__init__(reason)
+        self.kind = kind
+
+
+class Response:
+    """The parts of an HTTP answer the client uses. Without ``stream`` the body is read at
+    once (the connection is then free for the next request)."""
+
+    def __init__(self, raw, connection, stream):
+        self.status_code = raw.status
+        self.headers = raw.headers  # an email.message.Message: get() ignores case
+        self._raw = raw
+        self._connection = connection
+        self._content = None if stream else _read(raw, connection)
+
+    @property
+    def content(self):
+        if self._content is None:
+            self._content = b"".join(self.iter_content(CHUNK))
+        return self._content
+
+    @property
+    def text(self):
+        charset = self.headers.get_content_charset() or "utf-8"
+        return self.content.decode(charset, "replace")
+
+    def json(self):
+        """The body as JSON; ValueError when it is not."""
+        return jsonlib.loads(self.content.decode("utf-8"))
+
+    def iter_content(self, size=CHUNK):
+        """The body in pieces of at most ``size`` bytes (a streamed download)."""
+        if self._content is not None:
+            yield self._content
+            return
+        while True:
+            chunk = _read(self._raw, self._connection, size)
+            if not chunk:
+                return
+            yield chunk
+
+    def close(self):
+        if self._content is None:  # a stream not read to its end: the connection cannot be reused
+            self._raw.close()
+            self._connection.close()
+
+
+class Session:
+    """Sends requests, keeping one open connection per scheme, host and port.
+
+    ``verify``: True checks the device's certificate against the system's CA certificates,
+    a path names a CA file or directory instead, False accepts any certificate.
+    """
+
+    def __init__(self, verify=True):
+        self.verify = verify
+        self.headers = {"User-Agent": USER_AGENT}
+        self._connections = {}
+        self._tls_context = None
+
+    def get(self, url, timeout):
+        return self.request("GET", url, timeout=timeout)
+
+    def request(self, method, url, json=None, params=None, data=None, headers=None, timeout=10, stream=False):
+        """Send one request and return its Response; TransportError when no answer came.
+
+        ``data`` is bytes or a file-like body read in blocks (its ``len`` attribute, when it
+        has one, becomes the Content-Length)."""
+        parts = urlsplit(url)
+        target = (parts.path or "/") + ("?" + parts.query if parts.query else "")
+        if params:
+            target += ("&" if parts.query else "?") + urlencode(params)
+        sent_headers = dict(self.headers)
+        sent_headers.update(headers or {})
+        body = data
+        if json is not None:
+            body = jsonlib.dumps(json).encode("utf-8")
+            sent_headers["Content-Type"] = "application/json"
+        elif hasattr(data, "len"):
+            sent_headers["Content-Length"] = str(data.len)
+        connection = self._connection(parts, timeout)
+        try:
+            connection.request(method, target, body=body, headers=sent_headers)
+            raw = connection.getresponse()
+        except BaseException as err:
+            connection.close()
+            raise _failure(err) from None
+        return Response(raw, connection, stream)
+
+    def _connection(self, parts, timeout):
+        """An open connection to the URL's host: the kept one unless the device closed it."""
+        key = (parts.scheme, parts.hostname, parts.port)
+        connection = self._connections.get(key)
+        if connection is not None and connection.sock is not None and _closed_by_peer(connection.sock):
+            connection.close()  # it closed an idle keep-alive connection: open a new one
+        if connection is None:
+            if parts.scheme == "https":
+                connection = http.client.HTTPSConnection(parts.hostname, parts.port, context=self._tls())
+            else:
+                connection = http.client.HTTPConnection(parts.hostname, parts.port)
+            self._connections[key] = connection
+        connection.timeout = timeout
+        if connection.sock is None:
+            try:
+                connection.connect()
+            except BaseException as err:
+                connection.close()
+                failure = _failure(err)
+                if failure.kind == READ_TIMEOUT:
+                    failure.kind = CONNECT_TIMEOUT
+                raise failure from None
+        else:
+            connection.sock.settimeout(timeout)
+        return connection
+
+    def _tls(self):
+        if self._tls_context is None:
+            import ssl  # only https needs it (a few milliseconds of every start-up otherwise)
+
+            if self.verify is False:
+                context = ssl.create_default_context()
+                context.check_hostname = False
+                context.verify_mode = ssl.CERT_NONE
+            elif isinstance(self.verify, str) and os.path.isdir(self.verify):
+                context = ssl.create_default_context(capath=self.verify)
+            elif isinstance(self.verify, str):
+                context = ssl.create_default_context(cafile=self.verify)
+            else:
+                context = ssl.create_default_context()
+            self._tls_context = context
+        return self._tls_context
+
+
+def _read(raw, connection, size=None):
+    try:
+        return raw.read() if size is None else raw.read(size)
+    except BaseException as err:
+        raw.close()
+        connection.close()
+        raise _failure(err) from None
+
+
+def _closed_by_peer(sock):
+    """True when an idle connection has something to read: the device closed it (or sent
+    what nobody asked for); either way it cannot carry the next request."""
+    try:
+        readable, unused_w, unused_x = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)
+
+
+def _failure(err):
+    """The TransportError for an exception raised while connecting, sending or reading."""
+    if isinstance(err, TransportError):
+        return err
+    if isinstance(err, (KeyboardInterrupt, SystemExit)):
+        raise err
+    if type(err).__name__ == "SSLCertVerificationError" or "CERTIFICATE_VERIFY_FAILED" in str(err):
+        return TransportError(TLS, "certificate verification failed")
+    if isinstance(err, (socket.timeout, TimeoutError)):
+        return TransportError(READ_TIMEOUT, "timed out")
+    if type(err).__name__.startswith("SSL"):
+        return TransportError(TLS, "TLS handshake failed (%s)" % type(err).__name__)
+    return TransportError(CONNECTION, type(err).__name__)

@@ -1,0 +1,185 @@
+"""Unit tests of the transport against a small HTTP server on loopback (real sockets, no
+mocks): keep-alive, a connection the server closed, streamed bodies, uploads, timeouts,
+dropped answers and TLS verification."""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+import json
+import socket
+import ssl
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import transport
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def _answer(self, status, body, close=False):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        if close:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        self.server.seen.append((self.command, self.path, self.client_address[1], dict(self.headers)))
+        if self.path.startswith("/slow"):
+            time.sleep(1.0)
+        if self.path.startswith("/drop"):
+            self.close_connection = True
+            return
+        if self.path.startswith("/big"):
+            data = bytes(range(256)) * 1000
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        self._answer(200, {"path": self.path}, close=self.path.startswith("/close"))
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", 0))
+        body = self.rfile.read(length)
+        self.server.seen.append((self.command, self.path, self.client_address[1], dict(self.headers)))
+        self._answer(201, {"received": len(body), "body": body.decode("latin-1")})
+
+
+@pytest.fixture
+def server():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.seen = []
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def url(httpd, path, scheme="http"):
+    return "%s://127.0.0.1:%d%s" % (scheme, httpd.server_address[1], path)
+
+
+def test_json_round_trip_on_one_kept_connection(server):
+    session = transport.Session()
+    first = session.request("POST", url(server, "/api/inputs"), json={"name": "mux 1"}, timeout=5)
+    second = session.request("GET", url(server, "/api/inputs"), params={"order": "asc", "n": 2}, timeout=5)
+    assert first.status_code == 201 and first.json() == {"received": 17, "body": '{"name": "mux 1"}'}
+    assert second.json() == {"path": "/api/inputs?order=asc&n=2"}
+    assert server.seen[0][3]["Content-Type"] == "application/json"
+    assert server.seen[0][2] == server.seen[1][2]  # same client port: the connection was kept
+
+
+def test_a_connection_the_server_closed_is_replaced_before_the_next_request(server):
+    session = transport.Session()
+    assert session.get(url(server, "/close"), timeout=5).status_code == 200
+    assert session.get(url(server, "/after"), timeout=5).json() == {"path": "/after"}
+    assert server.seen[0][2] != server.seen[1][2]
+
+
+def test_streamed_body_comes_in_pieces_and_the_connection_is_not_reused_half_read(server):
+    session = transport.Session()
+    response = session.request("GET", url(server, "/big"), stream=True, timeout=5)
+    pieces = list(response.iter_content(4096))
+    assert b"".join(pieces) == bytes(range(256)) * 1000 and max(map(len, pieces)) <= 4096
+    assert response.headers.get("content-length") == "256000"
+    response.close()
+    half = session.request("GET", url(server, "/big"), stream=True, timeout=5)
+    next(half.iter_content(1024))
+    half.close()
+    assert session.get(url(server, "/next"), timeout=5).json() == {"path": "/next"}
+
+
+class Upload:
+    """A file-like body with a ``len``, read in blocks (like the firmware bundle)."""
+
+    def __init__(self, data):
+        self.data, self.pos, self.len = data, 0, len(data)
+
+    def read(self, size=-1):
+        chunk = self.data[self.pos:self.pos + (size if size and size > 0 else 1024)]
+        self.pos += len(chunk)
+        return chunk
+
+
+def test_file_like_upload_is_sent_with_its_length(server):
+    body = b"x" * 100000
+    answer = transport.Session().request("POST", url(server, "/upload"), data=Upload(body),
+                                         headers={"Content-Type": "application/octet-stream"}, timeout=5)
+    assert answer.json()["received"] == len(body)
+    assert server.seen[0][3]["Content-Length"] == str(len(body))
+
+
+def test_no_answer_in_time_is_a_read_timeout(server):
+    with pytest.raises(transport.TransportError) as caught:
+        transport.Session().get(url(server, "/slow"), timeout=0.2)
+    assert caught.value.kind == transport.READ_TIMEOUT
+
+
+def test_a_dropped_answer_is_a_connection_error_without_the_url(server):
+    with pytest.raises(transport.TransportError) as caught:
+        transport.Session().get(url(server, "/drop?token=secret-one-time"), timeout=5)
+    assert caught.value.kind == transport.CONNECTION
+    assert "secret" not in str(caught.value)
+
+
+def test_refused_connection_is_a_connection_error():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # bound, never listening: connections are refused
+        with pytest.raises(transport.TransportError) as caught:
+            transport.Session().get("http://127.0.0.1:%d/api" % port, timeout=2)
+    assert caught.value.kind == transport.CONNECTION
+
+
+@pytest.fixture
+def tls_server(server, tmp_path):
+    """The same server behind TLS with a self-signed certificate for 127.0.0.1."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "test device")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+            .sign(key, hashes.SHA256()))
+    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_file, key_file)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.seen = []
+    httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd, str(cert_file)
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_tls_verification(tls_server):
+    httpd, ca_file = tls_server
+    with pytest.raises(transport.TransportError) as caught:
+        transport.Session(verify=True).get(url(httpd, "/a", "https"), timeout=5)
+    assert caught.value.kind == transport.TLS and "verification" in str(caught.value)
+    assert transport.Session(verify=ca_file).get(url(httpd, "/b", "https"), timeout=5).json() == {"path": "/b"}
+    assert transport.Session(verify=False).get(url(httpd, "/c", "https"), timeout=5).json() == {"path": "/c"}
