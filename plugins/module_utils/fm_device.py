@@ -10,7 +10,6 @@ documented in tests/simulator/README.md; meeting a real device means changing th
 from __future__ import annotations
 
 import datetime
-from xml.etree import ElementTree
 
 # keep_logged_in: one token serves a whole play (roles hand it to every module)
 LOGIN = ("/api/login", {"keep_logged_in": True})
@@ -338,6 +337,8 @@ def status_from_device(raw):
 
 def playlist_tracks(text):
     """``[{title, location}]`` of an XSPF playlist (``GET /playlist``)."""
+    from xml.etree import ElementTree  # only fm_info's playlist needs it: not part of every start-up
+
     root = ElementTree.fromstring(text)
     tracks = []
     for element in root.iter():

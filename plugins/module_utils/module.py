@@ -12,7 +12,6 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.validation import check_type_dict
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import client as client_mod
-from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device, ts_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import (
     CONNECTION_REQUIRED_ONE_OF,
     CONNECTION_SPEC,
@@ -23,7 +22,15 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.connection im
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import Conflict, InputError, PartialFailure
 
 
-DEVICES = {"ts_analyzer": ts_device, "fm_monitor": fm_device}
+def device_file(device_type):
+    """The shapes module (ts_device, fm_device) of a device type. Imported here, when needed,
+    rather than at the top: a module of one device then never compiles the other's file
+    (start-up time of every invocation)."""
+    if device_type == "fm_monitor":
+        from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device
+        return fm_device
+    from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device
+    return ts_device
 
 
 class DeviceModule(AnsibleModule):
@@ -77,7 +84,8 @@ class DeviceModule(AnsibleModule):
         """The shapes module for ``device_type``; ``auto`` costs one unauthenticated request."""
         wanted = self.params["device_type"]
         if wanted != "auto":
-            return DEVICES[wanted]
+            return device_file(wanted)
+        fm_device = device_file("fm_monitor")
         try:
             status = client_from_params(self.params, fm_device).probe(fm_device.IDENTIFY)
         except client_mod.DeviceError as err:
@@ -85,7 +93,7 @@ class DeviceModule(AnsibleModule):
         if status in (401, 403, 200):
             return fm_device
         if status == 404:
-            return ts_device
+            return device_file("ts_analyzer")
         self.fail_json(msg="device_type: cannot tell the device type (GET %s answered HTTP %d); set device_type to"
                            " ts_analyzer or fm_monitor" % (fm_device.IDENTIFY, status))
         return None

@@ -59,7 +59,7 @@ device_type:
   sample: ts_analyzer
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DEVICES, DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
 
 ARGUMENT_SPEC = dict()
 
@@ -69,8 +69,7 @@ def login(module):
     if module.params.get("password") is None:
         module.fail_json(msg="password: device_login logs in with a password (a given token cannot be returned)")
     token = module.client.login()
-    kind = [name for name, shapes in DEVICES.items() if shapes is module.device][0]
-    return dict(changed=False, token=token, device_type=kind)
+    return dict(changed=False, token=token, device_type=module.device.KIND)
 
 
 def main():
