@@ -48,7 +48,8 @@ options:
     default: true
   ca_path:
     description:
-      - CA bundle to verify the device's certificate with, instead of the system's.
+      - A CA bundle file (PEM) or a directory of hashed CA certificates (as C(openssl rehash) makes) to verify the
+        device's certificate with, instead of the system's CA certificates.
       - Falls back to E(BROADCAST_MONITORING_CA_PATH).
     type: path
   timeout:

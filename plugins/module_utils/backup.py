@@ -83,7 +83,7 @@ def restore(module, doc, network):
     """Apply ``doc`` to the device; ``network`` also restores address and hostname (they
     take effect at the next reboot). Returns the module result, with a diff per section.
     A failure on the way says which sections were restored and which were not."""
-    sections = {}
+    sections = _Sections()
     try:
         _restore(module, doc, network, sections)
     except (DeviceError, PartialFailure) as err:
@@ -99,19 +99,32 @@ def restore(module, doc, network):
     }
 
 
+class _Sections(dict):
+    """Each restored section's result, and the section being restored (a failure names it;
+    the alert profiles are visited twice, so "the first one without a result" is not it)."""
+
+    running = None
+
+    def run(self, name, step):
+        self.running = name
+        self[name] = step()
+        return self[name]
+
+
 def _restore(module, doc, network, sections):
     client, device, check_mode = module.client, module.device, module.check_mode
     if device.KIND != "ts_analyzer":
         # The monitor's /conf holds everything, time, logging and network included.
-        sections["conf"] = _restore_fm(client, doc, network, check_mode)
+        sections.run("conf", lambda: _restore_fm(client, doc, network, check_mode))
         return
     _restore_ts(client, doc["config"], check_mode, sections)
     settings = doc["system"]
-    sections["time"] = system.manage_time(_context(module, dict(settings["time"], datetime=None, max_clock_drift=0)))
-    sections["logging"] = system.manage_logging(_context(module, settings["logging"]))
+    sections.run("time", lambda: system.manage_time(_context(module, dict(settings["time"], datetime=None,
+                                                                            max_clock_drift=0))))
+    sections.run("logging", lambda: system.manage_logging(_context(module, settings["logging"])))
     if network:
-        sections["network"] = system.manage_network(_context(module, dict(
-            settings["network"], reboot=False, wait_host=None, reboot_timeout=0, host=module.params["host"])))
+        sections.run("network", lambda: system.manage_network(_context(module, dict(
+            settings["network"], reboot=False, wait_host=None, reboot_timeout=0, host=module.params["host"]))))
 
 
 def _restore_failure(err, sections, device, network):
@@ -119,16 +132,22 @@ def _restore_failure(err, sections, device, network):
     failed (with its own written / not written objects), and those not reached."""
     order = TS_SECTIONS if device.KIND == "ts_analyzer" else ("conf",)
     order = [name for name in order if network or name != "network"]
-    failing = next((name for name in order if name not in sections), order[-1])
+    failing = sections.running or order[0]
     if isinstance(err, PartialFailure):
         error, done, pending, unknown = err.error, err.done, err.pending, err.unknown
     else:
         error, done, pending, unknown = err, [], [], []
-    written = [{"section": name, "changed": sections[name]["changed"]} for name in order if name in sections]
-    if done:
-        written.append({"section": failing, "written": done})
+    written = []
+    for name in order:
+        entry = {"section": name}
+        if name in sections:  # restored; for the failing one, by an earlier pass
+            entry["changed"] = sections[name]["changed"]
+        if name == failing and done:
+            entry["written"] = done
+        if len(entry) > 1:
+            written.append(entry)
     not_written = [{"section": failing, "not_written": pending}] + [
-        {"section": name} for name in order[order.index(failing) + 1:]]
+        {"section": name} for name in order if name not in sections and name != failing]
     return PartialFailure(error, written, not_written, [{"section": failing, "unknown": unknown}] if unknown else [])
 
 
@@ -159,13 +178,13 @@ def _restore_ts(client, config, check_mode, sections):
     names = [p["name"] for p in profiles]
     # Profiles first (inputs name them), inputs next, and only then the profiles that the
     # backup does not have are deleted, when no input uses them any more.
-    sections["alert_profiles"] = put = reconcile(Profiles(client), profiles, "replaced", check_mode)
-    sections["inputs"] = reconcile(_InputsAfterProfiles(client, names), config["inputs"], "overridden", check_mode)
-    pruned = reconcile(Profiles(client), profiles, "overridden", check_mode) if not check_mode else _plan_prune(
-        put, names)
-    sections["alert_profiles"] = _joined(put, pruned)
-    sections["snmp"] = snmp(client, dict(config["snmp"], lists="replace"), check_mode)
-    sections["converters"] = reconcile(Converters(client), config["converters"], "replaced", check_mode)
+    put = sections.run("alert_profiles", lambda: reconcile(Profiles(client), profiles, "replaced", check_mode))
+    sections.run("inputs", lambda: reconcile(_InputsAfterProfiles(client, names), config["inputs"], "overridden",
+                                             check_mode))
+    sections.run("alert_profiles", lambda: _joined(put, reconcile(Profiles(client), profiles, "overridden", check_mode)
+                                                   if not check_mode else _plan_prune(put, names)))
+    sections.run("snmp", lambda: snmp(client, dict(config["snmp"], lists="replace"), check_mode))
+    sections.run("converters", lambda: reconcile(Converters(client), config["converters"], "replaced", check_mode))
 
 
 def _plan_prune(put, names):

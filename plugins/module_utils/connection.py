@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import os
+
 from ansible.module_utils.basic import env_fallback
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import Client
@@ -48,6 +50,9 @@ def check_connection(params):
         problems.append("timeout: must be a positive number of seconds, got %d" % params["timeout"])
     if params["busy_timeout"] < 0:
         problems.append("busy_timeout: must be 0 or more seconds, got %d" % params["busy_timeout"])
+    ca_path = params.get("ca_path")
+    if ca_path and not os.path.exists(ca_path):
+        problems.append("ca_path: no such file or directory: %s" % ca_path)
     host = params["host"].strip()
     if not host or "/" in host or " " in host:
         problems.append("host: give a bare address or hostname (no scheme or path), got %r" % params["host"])

@@ -9,6 +9,8 @@ module's own work; http.client costs about 11 ms (ssl a few more, only for https
 benchmark (docs/performance.md) measures it. What the devices need is small: JSON bodies,
 one streamed upload, streamed downloads, keep-alive, TLS with or without verification.
 Retries, auth and error wording stay in ``client.py``; this file only moves bytes.
+Devices are reached directly: proxy environment variables (HTTP_PROXY...) are not used, and
+redirects are not followed (the devices send none).
 """
 
 from __future__ import annotations
@@ -105,6 +107,7 @@ class Session:
         has one, becomes the Content-Length)."""
         parts = urlsplit(url)
         target = (parts.path or "/") + ("?" + parts.query if parts.query else "")
+        params = {k: v for k, v in (params or {}).items() if v is not None}  # None: not sent
         if params:
             target += ("&" if parts.query else "?") + urlencode(params)
         sent_headers = dict(self.headers)
@@ -152,20 +155,27 @@ class Session:
 
     def _tls(self):
         if self._tls_context is None:
-            import ssl  # only https needs it (a few milliseconds of every start-up otherwise)
-
-            if self.verify is False:
-                context = ssl.create_default_context()
-                context.check_hostname = False
-                context.verify_mode = ssl.CERT_NONE
-            elif isinstance(self.verify, str) and os.path.isdir(self.verify):
-                context = ssl.create_default_context(capath=self.verify)
-            elif isinstance(self.verify, str):
-                context = ssl.create_default_context(cafile=self.verify)
-            else:
-                context = ssl.create_default_context()
-            self._tls_context = context
+            try:
+                self._tls_context = _tls_context(self.verify)
+            except (OSError, ValueError) as err:  # ssl.SSLError is an OSError
+                raise TransportError(TLS, "cannot use the CA certificates of ca_path (%s)" % type(err).__name__) from None
         return self._tls_context
+
+
+def _tls_context(verify):
+    """An SSL context that verifies against ``verify`` (see Session), or not at all."""
+    import ssl  # only https needs it (a few milliseconds of every start-up otherwise)
+
+    if verify is False:
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        return context
+    if isinstance(verify, str) and os.path.isdir(verify):
+        return ssl.create_default_context(capath=verify)
+    if isinstance(verify, str):
+        return ssl.create_default_context(cafile=verify)
+    return ssl.create_default_context()
 
 
 def _read(raw, connection, size=None):

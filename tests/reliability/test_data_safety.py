@@ -4,7 +4,7 @@ again."""
 
 import pytest
 
-from tests.functional.test_backup import configure_fm, configure_ts
+from tests.functional.test_backup import Http, configure_fm, configure_ts
 from tests.reliability import figures
 from tests.functional.conftest import connection
 
@@ -76,3 +76,28 @@ def test_backup_reset_restore_backup_is_identical(play, sim, tmp_path, name, rul
     if rule:
         figures.add(SECTION, "faults in the middle of a restore, each recovered (in the same run or by a rerun)", 1)
     figures.row(SECTION, "%s: %s" % (device.kind, label), outcome + "; backup identical")
+
+
+def test_a_failure_deleting_stray_profiles_names_the_alert_profiles(play, sim, tmp_path):
+    """The restore deletes the profiles the backup does not have last (after the inputs that
+    used them are gone); a failure there is reported under alert_profiles, not the next section."""
+    device = sim.fleet.by_name("ts-002")
+    sim.call(device.reset)
+    configure_ts(device)
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    assert play.run([module("device_backup", device, dest=str(first))], device.name)[0].get("failed") is not True
+    sim.call(device.reset)
+    Http(device).post("/profiles", {"name": "Stray", "entries": []})
+    sim.call(device.faults.add, {"kind": "error", "count": 1, "method": "DELETE", "path": "/api/profiles/"})
+    restore = module("device_restore", device, src=str(first))
+    failed = play.run([restore], device.name)[0]
+    sim.call(device.faults.replace, [])
+    assert failed["failed"] is True and failed["error"]["status"] == 500, failed
+    assert failed["not_written"] == [{"section": "alert_profiles", "not_written": [{"action": "delete", "key": "Stray"}]},
+                                     {"section": "snmp"}, {"section": "converters"}, {"section": "time"},
+                                     {"section": "logging"}], failed
+    assert failed["written"] == [{"section": "alert_profiles", "changed": True}, {"section": "inputs", "changed": True}]
+    out = play.run([restore, module("device_backup", device, dest=str(second))], device.name)
+    assert out[0].get("failed") is not True and out[0]["changed"] is True, out[0]
+    assert second.read_bytes() == first.read_bytes()
+

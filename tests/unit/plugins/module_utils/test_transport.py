@@ -7,8 +7,10 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import json
+import shutil
 import socket
 import ssl
+import subprocess
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -79,7 +81,8 @@ def url(httpd, path, scheme="http"):
 def test_json_round_trip_on_one_kept_connection(server):
     session = transport.Session()
     first = session.request("POST", url(server, "/api/inputs"), json={"name": "mux 1"}, timeout=5)
-    second = session.request("GET", url(server, "/api/inputs"), params={"order": "asc", "n": 2}, timeout=5)
+    second = session.request("GET", url(server, "/api/inputs"), params={"order": "asc", "n": 2, "unset": None},
+                             timeout=5)
     assert first.status_code == 201 and first.json() == {"received": 17, "body": '{"name": "mux 1"}'}
     assert second.json() == {"path": "/api/inputs?order=asc&n=2"}
     assert server.seen[0][3]["Content-Type"] == "application/json"
@@ -183,3 +186,23 @@ def test_tls_verification(tls_server):
     assert caught.value.kind == transport.TLS and "verification" in str(caught.value)
     assert transport.Session(verify=ca_file).get(url(httpd, "/b", "https"), timeout=5).json() == {"path": "/b"}
     assert transport.Session(verify=False).get(url(httpd, "/c", "https"), timeout=5).json() == {"path": "/c"}
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to hash a CA directory")
+def test_tls_verification_with_a_ca_directory(tls_server, tmp_path):
+    httpd, ca_file = tls_server
+    folder = tmp_path / "cas"
+    folder.mkdir()
+    shutil.copy(ca_file, folder / "device-ca.pem")
+    subprocess.run(["openssl", "rehash", str(folder)], check=True)
+    assert transport.Session(verify=str(folder)).get(url(httpd, "/d", "https"), timeout=5).json() == {"path": "/d"}
+
+
+def test_unusable_ca_certificates_are_a_tls_error(tls_server, tmp_path):
+    httpd, unused = tls_server
+    not_pem = tmp_path / "not-a-ca.pem"
+    not_pem.write_text("not a certificate")
+    with pytest.raises(transport.TransportError) as caught:
+        transport.Session(verify=str(not_pem)).get(url(httpd, "/e", "https"), timeout=5)
+    assert caught.value.kind == transport.TLS and "ca_path" in str(caught.value)
+
