@@ -45,19 +45,21 @@ functional: venv link
 reliability: venv link
 	$(PYTEST) tests/reliability
 
-# The functional and reliability suites side by side: each is mostly one ansible-playbook at
-# a time, so on two cores together they take little longer than the longer one alone.
+# The functional suite in two shards (tests/functional/shards.py) and the reliability suite,
+# side by side: each is mostly one ansible-playbook at a time, so on two cores the three take
+# little longer than the longest alone. `make functional` runs the functional suite whole.
 suites: venv link
 	@mkdir -p $(BUILD)/logs
-	@echo "functional and reliability suites (logs in $(BUILD)/logs)"
-	@$(PYTEST) tests/functional > $(BUILD)/logs/functional.log 2>&1 & f=$$!; \
+	@echo "functional (2 shards) and reliability suites (logs in $(BUILD)/logs)"
+	@BM_SHARD=1/2 $(PYTEST) tests/functional > $(BUILD)/logs/functional-1.log 2>&1 & f1=$$!; \
+	BM_SHARD=2/2 $(PYTEST) tests/functional > $(BUILD)/logs/functional-2.log 2>&1 & f2=$$!; \
 	$(PYTEST) tests/reliability > $(BUILD)/logs/reliability.log 2>&1 & r=$$!; \
-	wait $$f; fs=$$?; wait $$r; rs=$$?; \
-	for suite in functional:$$fs reliability:$$rs; do \
-	  name=$${suite%%:*}; code=$${suite##*:}; echo "--- $$name suite: exit $$code"; \
+	wait $$f1; s1=$$?; wait $$f2; s2=$$?; wait $$r; rs=$$?; \
+	for suite in functional-1:$$s1 functional-2:$$s2 reliability:$$rs; do \
+	  name=$${suite%%:*}; code=$${suite##*:}; echo "--- $$name: exit $$code"; \
 	  if [ $$code -eq 0 ]; then tail -n 3 $(BUILD)/logs/$$name.log; else cat $(BUILD)/logs/$$name.log; fi; \
 	done; \
-	test $$fs -eq 0 && test $$rs -eq 0
+	test $$s1 -eq 0 && test $$s2 -eq 0 && test $$rs -eq 0
 
 # Sanity runs in per-test virtual environments; the pip bootstrap they need is seeded
 # locally (tools/get_pip_offline.py) because ansible-test's download host is unreachable.

@@ -199,6 +199,16 @@ def module_examples(name):
     raise AssertionError("%s has no EXAMPLES" % name)
 
 
+def pytest_collection_modifyitems(config, items):
+    """With BM_SHARD=i/n, only shard i of the suite runs (tests/functional/shards.py)."""
+    if os.environ.get("BM_SHARD"):
+        from tests.functional import shards
+        kept, dropped = shards.select(items, os.environ["BM_SHARD"])
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 def pytest_sessionfinish(session, exitstatus):
     """Report what the leak watch searched (docs/reliability.md, "Secrets in the functional suite")."""
     from tests.reliability import figures

@@ -56,10 +56,10 @@ COMMAND = "make reliability   # python -m pytest tests/reliability; the function
 
 
 def whole_suite(session, directory):
-    """Whether this pytest session ran every test under ``directory`` (no file, -k or -m
-    narrowed it): counts over a whole run, such as the leak watch's, are kept only then."""
+    """Whether this pytest session ran every test under ``directory`` (no file, -k, -m or
+    BM_SHARD narrowed it): counts over a whole run, such as the leak watch's, are kept only then."""
     options = session.config.option
-    if getattr(options, "keyword", "") or getattr(options, "markexpr", ""):
+    if getattr(options, "keyword", "") or getattr(options, "markexpr", "") or os.environ.get("BM_SHARD"):
         return False
     args = [arg.split("::")[0] for arg in session.config.args]
     return bool(args) and all(os.path.isdir(arg) and os.path.samefile(arg, directory) for arg in args)

@@ -1,0 +1,50 @@
+"""Splitting the functional suite into shards that run side by side (``make suites``).
+
+``BM_SHARD=i/n`` keeps the tests of the files in shard i of n. Files are dealt out by their
+measured seconds (WEIGHTS, from ``pytest --durations=0`` of a whole run), largest first, each
+to the shard with the least so far, so the shards take about as long. A file not listed
+counts as DEFAULT_WEIGHT; every file lands in exactly one shard.
+"""
+
+import os
+
+#: seconds per test file, measured in `make suites` (three pytest processes on two cores,
+#: 2026-11-22); update when a file grows a lot
+WEIGHTS = {
+    "test_device.py": 269, "test_backup.py": 102, "test_ts_input.py": 78, "test_roles_site.py": 74,
+    "test_fm_tuner.py": 73, "test_fm_station.py": 54, "test_roles_rollout.py": 53, "test_ts_info.py": 50,
+    "test_roles_backup.py": 49, "test_fm_thresholds.py": 42, "test_fm_schedule.py": 41,
+    "test_device_login.py": 40, "test_ts_input_features.py": 39, "test_ts_snmp.py": 38,
+    "test_ts_alert_profile.py": 35, "test_fm_actions.py": 27, "test_ts_recording.py": 25,
+    "test_ts_converter.py": 21, "test_ts_statistics.py": 20, "test_role_backup.py": 17, "test_fm_info.py": 17,
+    "test_awx.py": 6, "test_examples_coverage.py": 1,
+}
+DEFAULT_WEIGHT = 20.0
+
+
+def parse(value):
+    """(index, count) of ``i/n``, 1 <= i <= n; ValueError otherwise."""
+    index, count = (int(part) for part in value.split("/"))
+    if not 1 <= index <= count:
+        raise ValueError("shard %r: want i/n with 1 <= i <= n" % value)
+    return index, count
+
+
+def assign(files, count):
+    """{file: shard number (1-based)} for base names of test files."""
+    load = [0.0] * count
+    out = {}
+    for name in sorted(files, key=lambda f: (-WEIGHTS.get(f, DEFAULT_WEIGHT), f)):
+        shard = min(range(count), key=lambda s: (load[s], s))
+        load[shard] += WEIGHTS.get(name, DEFAULT_WEIGHT)
+        out[name] = shard + 1
+    return out
+
+
+def select(items, value):
+    """(kept, deselected) pytest items for shard ``value`` (``i/n``)."""
+    index, count = parse(value)
+    files = sorted({os.path.basename(str(item.fspath)) for item in items})
+    shard_of = assign(files, count)
+    kept = [item for item in items if shard_of[os.path.basename(str(item.fspath))] == index]
+    return kept, [item for item in items if item not in kept]
