@@ -119,8 +119,8 @@ def _restore(module, doc, network, sections):
         return
     _restore_ts(client, doc["config"], check_mode, sections)
     settings = doc["system"]
-    sections.run("time", lambda: system.manage_time(_context(module, dict(settings["time"], datetime=None,
-                                                                            max_clock_drift=0))))
+    clock = dict(settings["time"], datetime=None, max_clock_drift=0)  # the clock itself is not restored
+    sections.run("time", lambda: system.manage_time(_context(module, clock)))
     sections.run("logging", lambda: system.manage_logging(_context(module, settings["logging"])))
     if network:
         sections.run("network", lambda: system.manage_network(_context(module, dict(

@@ -75,6 +75,8 @@ class Fleet:
             "load_1m_before": round(load_before, 2), "load_1m_after": round(os.getloadavg()[0], 2),
             "log": os.path.relpath(result["log"], fleet_bench.ROOT),
             "task_wall_s": task_breakdown(result["tasks"], result["wall_s"]),
+            # the actions that ran a module somewhere (the others were skipped or controller-only)
+            "invoked_actions": sorted({a for c in hosts.values() for a in c.get("by_action", {})}),
         }
         if result["rc"] != 0 or not hosts:
             record["failed_hosts"] = record["failed_hosts"] or ["(run failed)"]

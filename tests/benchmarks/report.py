@@ -52,9 +52,9 @@ def evaluate(records, headline, probe_result, main):
     if idem and floor:
         ratio = idem["wall_s"] / floor["wall_s"]
         targets.append(_target("idempotent run wall <= 1.2x the floor", ratio <= 1.2,
-                               "%.1f s vs floor %.1f s = %.2fx (CPU %.1f s vs %.1f s = %.2fx)" % (
+                               "%.1f s vs floor %.1f s = %.2fx (CPU %.1f s vs %.1f s = %.2fx)%s" % (
                                    idem["wall_s"], floor["wall_s"], ratio, idem["cpu_s"], floor["cpu_s"],
-                                   idem["cpu_s"] / floor["cpu_s"])))
+                                   idem["cpu_s"] / floor["cpu_s"], _module_share(idem, floor))))
     if idem:
         writes = idem["requests_per_device"]["all"]["write"] + idem["requests_per_device"]["all"]["action"]
         targets.append(_target("idempotent run: write requests = 0", writes == 0 and not idem["changed_hosts"],
@@ -356,3 +356,19 @@ def _http(probe_ts_input):
     if "http_library" in p:
         return p["http_library"], p["http_import_s"]
     return "requests", p["imports_s"]["requests"]
+
+
+def _module_share(ours, floor):
+    """The idempotent run's task time split into the module tasks (against the floor's pings)
+    and the roles' other tasks; empty for results without the split."""
+    if not (ours.get("invoked_actions") and ours.get("task_wall_s") and floor.get("task_wall_s")):
+        return ""
+    walls = ours["task_wall_s"]
+    modules = sum(walls.get(action, 0.0) for action in ours["invoked_actions"])
+    other = sum(v for k, v in walls.items() if k not in ours["invoked_actions"] and not k.startswith("("))
+    pings = floor["task_wall_s"].get("ping", 0.0)
+    if not pings:
+        return ""
+    return ("; of it, the module tasks %.1f s = %.2fx the floor's pings, and the roles' other tasks (argument"
+            " validation, parts not declared, drift summary) %.1f s = %.0f%% of the floor" % (
+                modules, modules / pings, other, 100.0 * other / floor["wall_s"]))

@@ -100,4 +100,3 @@ def test_a_failure_deleting_stray_profiles_names_the_alert_profiles(play, sim, t
     out = play.run([restore, module("device_backup", device, dest=str(second))], device.name)
     assert out[0].get("failed") is not True and out[0]["changed"] is True, out[0]
     assert second.read_bytes() == first.read_bytes()
-

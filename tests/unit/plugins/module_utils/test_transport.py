@@ -205,4 +205,3 @@ def test_unusable_ca_certificates_are_a_tls_error(tls_server, tmp_path):
     with pytest.raises(transport.TransportError) as caught:
         transport.Session(verify=str(not_pem)).get(url(httpd, "/e", "https"), timeout=5)
     assert caught.value.kind == transport.TLS and "ca_path" in str(caught.value)
-
