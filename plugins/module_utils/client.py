@@ -248,9 +248,11 @@ def _json(response):
 def _transport_reason(err, client):
     """Why a request got no answer, in words that carry no URL (query strings may hold
     one-time tokens)."""
-    if err.kind == transport.TLS:
+    if err.kind == transport.TLS_VERIFY:
         return "TLS verification failed at %s (set ca_path, or validate_certs=false for a self-signed device)" % (
-            client.base_url) if "verification" in str(err) else "%s at %s" % (err, client.base_url)
+            client.base_url)
+    if err.kind == transport.TLS:
+        return "%s at %s" % (err, client.base_url)
     if err.kind == transport.CONNECT_TIMEOUT:
         return "no connection to %s within %s s" % (client.base_url, client.timeout)
     if err.kind == transport.READ_TIMEOUT:

@@ -20,20 +20,22 @@ import json as jsonlib
 import os
 import select
 import socket
+import sys
 from urllib.parse import urlencode, urlsplit
 
 USER_AGENT = "broadcast.monitoring"
 CHUNK = 64 * 1024
 
 # What went wrong without an HTTP answer (TransportError.kind).
-TLS = "tls"
+TLS_VERIFY = "tls_verify"  # the device's certificate was not trusted
+TLS = "tls"  # any other TLS problem (handshake, unusable CA certificates)
 CONNECT_TIMEOUT = "connect_timeout"
 READ_TIMEOUT = "read_timeout"
 CONNECTION = "connection"
 
 
 class TransportError(Exception):
-    """No (complete) HTTP answer. ``kind`` is one of TLS, CONNECT_TIMEOUT, READ_TIMEOUT,
+    """No (complete) HTTP answer. ``kind`` is one of TLS_VERIFY, TLS, CONNECT_TIMEOUT, READ_TIMEOUT,
     CONNECTION; the text never holds the URL (its query may carry a one-time token)."""
 
     def __init__(self, kind, reason):
@@ -203,10 +205,11 @@ def _failure(err):
         return err
     if isinstance(err, (KeyboardInterrupt, SystemExit)):
         raise err
-    if type(err).__name__ == "SSLCertVerificationError" or "CERTIFICATE_VERIFY_FAILED" in str(err):
-        return TransportError(TLS, "certificate verification failed")
+    ssl = sys.modules.get("ssl")  # imported by _tls_context when a device is reached over https
+    if ssl is not None and isinstance(err, ssl.SSLCertVerificationError):
+        return TransportError(TLS_VERIFY, "certificate verification failed")
+    if ssl is not None and isinstance(err, ssl.SSLError):
+        return TransportError(TLS, "TLS handshake failed (%s)" % type(err).__name__)
     if isinstance(err, (socket.timeout, TimeoutError)):
         return TransportError(READ_TIMEOUT, "timed out")
-    if type(err).__name__.startswith("SSL"):
-        return TransportError(TLS, "TLS handshake failed (%s)" % type(err).__name__)
     return TransportError(CONNECTION, type(err).__name__)

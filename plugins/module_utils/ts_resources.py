@@ -46,6 +46,9 @@ class Inputs(Resource):
         self.wanted_profiles = set() if self.state == "deleted" else {
             obj.get("alert_profile") or dev.DEFAULT_PROFILE for obj in desired}
         check = Checker()
+        for name, pid in self.known_profiles.items():
+            if isinstance(pid, bool) or not isinstance(pid, int):
+                check.fail("alert_profile_ids.%s" % name, "must be a profile id (an integer), got %r" % (pid,))
         for index, obj in enumerate(desired):
             if not 1 <= len(obj["name"]) <= dev.NAME_MAX:
                 check.fail("config[%d].name" % index, "must be 1 to %d characters" % dev.NAME_MAX)

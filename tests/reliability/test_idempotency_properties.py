@@ -65,6 +65,21 @@ class Counter:
         self.applied = self.second_run_changes = self.second_run_writes = self.mismatches = 0
         self.first_run_wrong = self.first_run_writes = self.objects = 0
 
+    def read_back(self, got, expected):
+        """The device read back after both runs must hold exactly the expected state."""
+        self.mismatches += got != expected
+        assert got == expected
+        self.applied += 1
+
+
+def run_examples(example, kind, count):
+    """Run the hypothesis test ``example``; record its figures even when it fails."""
+    try:
+        example()
+    finally:
+        record(kind, count)
+    assert count.applied >= EXAMPLES
+
 
 def apply_twice(sim, device, calls, count):
     """Run each (module, args) of ``calls`` (the first run), then all of them again (the
@@ -248,15 +263,9 @@ def test_ts_analyzer_idempotent_at_scale(sim):
                 raise AssertionError("first run of %s: changed=%s, expected %s" % (part, result["changed"], not result["changed"]))
         assert writes == [], "the second run wrote: %s" % writes
         got = ts_read(device)
-        count.mismatches += got != expected
-        assert got == expected
-        count.applied += 1
+        count.read_back(got, expected)
 
-    try:
-        example()
-    finally:
-        record("ts_analyzer", count)
-    assert count.applied >= EXAMPLES
+    run_examples(example, "ts_analyzer", count)
 
 
 # -- FM monitor --------------------------------------------------------------------------------
@@ -432,15 +441,9 @@ def test_fm_monitor_idempotent_at_scale(sim):
             result = run_module(module, dict(conn, state="gathered"))
             assert not result.get("failed"), result
             got[module] = {obj["tuner_id"]: obj for obj in result["gathered"]}
-        count.mismatches += got != expected
-        assert got == expected
-        count.applied += 1
+        count.read_back(got, expected)
 
-    try:
-        example()
-    finally:
-        record("fm_monitor", count)
-    assert count.applied >= EXAMPLES
+    run_examples(example, "fm_monitor", count)
 
 
 def test_fm_thresholds_zero_max_with_a_min(sim):

@@ -160,3 +160,12 @@ def test_tls_options_reach_the_session():
     real = Client("h", ("/login", {}), password="x", protocol="https", ca_path="/etc/ca.pem")
     assert real.session.verify == "/etc/ca.pem"
     assert Client("h", ("/login", {}), password="x", validate_certs=False).session.verify is False
+
+
+def test_untrusted_certificate_says_how_to_fix_it():
+    client = make([LOGIN_OK] + [("GET", "/api/inputs", transport.TransportError(transport.TLS_VERIFY, "x"))] * 3,
+                  protocol="https")
+    with pytest.raises(DeviceError) as caught:
+        client.get("/api/inputs")
+    assert caught.value.kind == client_mod.UNREACHABLE
+    assert "TLS verification failed at https://192.0.2.10 (set ca_path" in caught.value.describe()
