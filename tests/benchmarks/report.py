@@ -370,5 +370,5 @@ def _module_share(ours, floor):
     if not pings:
         return ""
     return ("; of it, the module tasks %.1f s = %.2fx the floor's pings, and the roles' other tasks (argument"
-            " validation, parts not declared, drift summary) %.1f s = %.0f%% of the floor" % (
+            " validation, working out what to apply, parts not declared) %.1f s = %.0f%% of the floor" % (
                 modules, modules / pings, other, 100.0 * other / floor["wall_s"]))
