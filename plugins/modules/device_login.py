@@ -16,8 +16,6 @@ description:
     be passed on as O(token)."
   - Writes nothing to the device, so it runs in check mode too (the token is real, so later tasks can read the
     device in check mode).
-  - "Also returns RV(connection), the connection options with the token in place of the password, so that one
-    template hands all of them on: C(group/broadcast.monitoring.all: \"{{ login.connection }}\") in C(module_defaults)."
   - Needs O(password). A token given in O(token) is secret to Ansible, so it could not be returned (without a
     password the module fails before any request).
 author:
@@ -47,13 +45,6 @@ EXAMPLES = r"""
     token: "{{ login.token }}"
     device_type: ts_analyzer
     timezone: UTC
-
-- name: Hand on the address and the token in one template (module_defaults of a block or, here, a task)
-  broadcast.monitoring.device_time:
-    device_type: ts_analyzer
-    timezone: UTC
-  module_defaults:
-    group/broadcast.monitoring.all: "{{ login.connection }}"
 """
 
 RETURN = r"""
@@ -61,21 +52,6 @@ token:
   description: The bearer token of O(role) on the device. Secret; use C(no_log) on the task.
   returned: success
   type: str
-connection:
-  description:
-    - The connection options this module used, with the token instead of the password, as module options of
-      every module in the collection. Contains the token, so it is secret as well.
-  returned: success
-  type: dict
-  contains:
-    host: {description: O(host)., type: str}
-    port: {description: O(port) (null for the protocol's port)., type: int}
-    protocol: {description: O(protocol)., type: str}
-    validate_certs: {description: O(validate_certs)., type: bool}
-    ca_path: {description: O(ca_path) (null when not set)., type: str}
-    timeout: {description: O(timeout)., type: int}
-    busy_timeout: {description: O(busy_timeout)., type: int}
-    token: {description: "The bearer token (the same as RV(token)).", type: str}
 device_type:
   description: The device type the module talked to (detected with O(device_type=auto)).
   returned: success
@@ -86,9 +62,6 @@ device_type:
 from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
 
 ARGUMENT_SPEC = dict()
-#: what the returned connection holds: how to reach the device, and the token instead of the password
-#: (not role: the token stands for it, and a password equal to a role name would mask it in the result)
-CONNECTION_OPTIONS = ("host", "port", "protocol", "validate_certs", "ca_path", "timeout", "busy_timeout")
 
 
 def login(module):
@@ -96,8 +69,7 @@ def login(module):
     if module.params.get("password") is None:
         module.fail_json(msg="password: device_login logs in with a password (a given token cannot be returned)")
     token = module.client.login()
-    connection = {name: module.params[name] for name in CONNECTION_OPTIONS}
-    return dict(changed=False, token=token, connection=dict(connection, token=token), device_type=module.device.KIND)
+    return dict(changed=False, token=token, device_type=module.device.KIND)
 
 
 def main():
