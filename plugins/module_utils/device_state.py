@@ -1,0 +1,23 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The options of device_state: the action plugin validates them, the module file documents them."""
+
+from __future__ import annotations
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import CONNECTION_SPEC
+
+DEVICE_TYPES = ["fm_monitor", "ts_analyzer"]
+
+# The connection options go to the part modules as given: their defaults and their environment
+# fallbacks apply where those modules run, not on the controller.
+PASSED_ON = {name: {"type": spec["type"], "no_log": spec.get("no_log", False)} for name, spec in CONNECTION_SPEC.items()}
+
+ARGUMENT_SPEC = dict(
+    PASSED_ON,
+    device_type=dict(type="str", required=True, choices=DEVICE_TYPES),
+    parts=dict(type="dict", required=True),
+    purge=dict(type="bool", default=False),
+    reboot=dict(type="bool", default=False),
+    login_once=dict(type="bool", default=True),
+)

@@ -1,0 +1,184 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: device_state
+short_description: Apply the whole declared state of an analyzer or FM monitor in one task
+version_added: 0.1.0
+description:
+  - Logs in once (M(broadcast.monitoring.device_login)) and runs the module of each declared part of O(parts) in a
+    fixed order, handing each the token. This is what the C(broadcast.monitoring.ts_analyzer) and
+    C(broadcast.monitoring.fm_monitor) roles run.
+  - "The parts of a V(ts_analyzer), in order: C(network) (M(broadcast.monitoring.device_network)), C(time)
+    (M(broadcast.monitoring.device_time)), C(logging) (M(broadcast.monitoring.device_logging)), C(snmp)
+    (M(broadcast.monitoring.ts_snmp)), C(alert_profiles) (M(broadcast.monitoring.ts_alert_profile)), C(inputs)
+    (M(broadcast.monitoring.ts_input)), C(converters) (M(broadcast.monitoring.ts_converter))."
+  - "The parts of an V(fm_monitor), in order: C(network), C(time), C(logging), C(tuners) and C(tuners_all)
+    (M(broadcast.monitoring.fm_tuner)), C(thresholds) and C(thresholds_all) (M(broadcast.monitoring.fm_thresholds)),
+    C(schedules) and C(schedules_all) (M(broadcast.monitoring.fm_schedule))."
+  - A part that is left out or null is not managed. Each part's value is what that module takes (C(config) for the
+    lists, the options themselves for the dicts, C(all_tuners) for the C(_all) parts). Each module checks its own
+    value when it runs.
+  - The work is the same as one task per part, with one task per device instead of one per part (Ansible's cost
+    per task, docs/performance.md). The modules run where the task runs (C(delegate_to), execution nodes,
+    mitogen), in check mode and diff mode when the task is.
+  - When a part fails, the parts after it are not run, and the message names the failed part, the parts applied
+    before it (changed or not) and those not applied.
+author:
+  - Broadcast Monitoring Team (@broadcast-monitoring)
+options:
+  device_type:
+    description: The kind of device, which picks its parts.
+    type: str
+    required: true
+    choices: [fm_monitor, ts_analyzer]
+  parts:
+    description:
+      - The declared state, one key per part (see the description). Unknown keys fail before anything runs.
+    type: dict
+    required: true
+  purge:
+    description:
+      - Remove what is not declared. Analyzer alert profiles and inputs use C(state=overridden) (the factory
+        profile C(Default) is kept), converters and the FM monitor's per-tuner parts C(state=replaced), SNMP
+        C(lists=replace).
+      - Without purge every part uses C(state=merged) (SNMP C(lists=add)).
+    type: bool
+    default: false
+  reboot:
+    description: Reboot after a network change (C(reboot) of M(broadcast.monitoring.device_network)).
+    type: bool
+    default: false
+  login_once:
+    description:
+      - Log in once with M(broadcast.monitoring.device_login) and hand the token to every part's module.
+      - With V(false) every part's module logs in itself with O(password) (or its environment fallback).
+    type: bool
+    default: true
+  host:
+    description: Management address of the device (passed on to each module; its fallback applies there).
+    type: str
+  port:
+    description: HTTP port of the device (passed on).
+    type: int
+  protocol:
+    description: V(http) or V(https) (passed on; the modules' default is V(http)).
+    type: str
+  validate_certs:
+    description: Check the device's TLS certificate (passed on; the modules' default is V(true)).
+    type: bool
+  ca_path:
+    description: CA bundle for the device's certificate (passed on).
+    type: path
+  timeout:
+    description: Seconds to wait for one answer (passed on).
+    type: int
+  busy_timeout:
+    description: Seconds to retry while the device answers 503 (passed on).
+    type: int
+  role:
+    description: The device account to log in as (passed on; the modules' default is V(admin)).
+    type: str
+  password:
+    description:
+      - The account's password, used by M(broadcast.monitoring.device_login) (with O(login_once=false), by every
+        part's module). Left out, the modules fall back to E(BROADCAST_MONITORING_PASSWORD) where they run.
+    type: str
+  token:
+    description: A bearer token instead of a password, with O(login_once=false).
+    type: str
+notes:
+  - Connection options are passed on as given, so C(module_defaults) for C(group/broadcast.monitoring.all) and the
+    E(BROADCAST_MONITORING_*) environment variables work as they do for each module.
+attributes:
+  action_group:
+    description: Use C(group/broadcast.monitoring.device) or C(group/broadcast.monitoring.all) in C(module_defaults) to set connection options once.
+    support: full
+    membership:
+      - broadcast.monitoring.device
+      - broadcast.monitoring.all
+  action:
+    description: Runs on the controller as an action plugin, which runs each part's module where the task runs.
+    support: full
+  async:
+    description: Cannot run asynchronously.
+    support: none
+  check_mode:
+    description: Can run in check mode and return changed status prediction without modifying the device.
+    support: full
+    details: Each part's module runs in check mode; only the login is sent (it writes nothing).
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check mode).
+    support: full
+    details: One diff per changed part, headed with the part's name.
+"""
+
+EXAMPLES = r"""
+- name: Two inputs and the SNMP agent of an analyzer, in one task
+  broadcast.monitoring.device_state:
+    host: "{{ ansible_host }}"
+    port: "{{ device_port | default(80) }}"
+    password: "{{ ts_admin_password }}"
+    device_type: ts_analyzer
+    parts:
+      snmp:
+        enabled: true
+        trap_addresses: ["10.0.0.100:162"]
+      inputs:
+        - name: Mux 1
+          source: {multicast: {address: 239.1.1.1, port: 5000}}
+        - name: Mux 2
+          source: {multicast: {address: 239.1.1.2, port: 5000}}
+
+- name: Two stations and the same thresholds on every tuner of an FM monitor
+  broadcast.monitoring.device_state:
+    host: "{{ ansible_host }}"
+    port: "{{ device_port | default(80) }}"
+    password: "{{ fm_admin_password }}"
+    device_type: fm_monitor
+    parts:
+      tuners:
+        - {tuner_id: 0, name: Station 1, frequency: 88000, operating_state: enabled}
+        - {tuner_id: 1, name: Station 2, frequency: 89500, operating_state: enabled}
+      thresholds_all:
+        rssi: {min: 25, margin: 3}
+        snr: {min: 15}
+  register: fm_state
+"""
+
+RETURN = r"""
+parts:
+  description:
+    - The result of each part's module that ran, by part name (without its diff, which is in C(diff)). A part that
+      is not declared is absent; so are the parts after a failed one.
+  returned: always
+  type: dict
+  sample: {"snmp": {"changed": false, "before": {}, "after": {}, "requests": {"read": 1}}}
+reboot_needed:
+  description: Whether a part needs a reboot to take effect (a network change without O(reboot)).
+  returned: always
+  type: bool
+failed_part:
+  description: The part whose module failed.
+  returned: failure of a part
+  type: str
+  sample: inputs
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import ARGUMENT_SPEC
+
+
+def main():
+    # The action plugin does the work; run as a bare module, say so instead of doing nothing.
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    module.fail_json(msg="device_state runs as an action plugin of broadcast.monitoring; call it as a task")
+
+
+if __name__ == "__main__":
+    main()

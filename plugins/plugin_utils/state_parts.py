@@ -1,0 +1,129 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The parts of a device's declared state that the device_state action applies: for each
+device type, the parts in the order they are applied, the module that applies each, and how
+a part's declared value becomes that module's arguments. Data and pure functions only: the
+action plugin (controller side) runs them, the unit tests read them."""
+
+from __future__ import annotations
+
+
+class PartError(ValueError):
+    """A declared part that cannot be applied (names the option, nothing was run)."""
+
+
+def _settings(device_type, with_reboot=False):
+    """network, time, logging: the declared keys as they are, for either device."""
+    def args(value, options, results):
+        extra = {"device_type": device_type}
+        if with_reboot:
+            extra["reboot"] = options["reboot"]
+        return dict(value, **extra)
+    return args
+
+
+def _snmp(value, options, results):
+    return dict(value, lists="replace" if options["purge"] else "add")
+
+
+def _alert_profiles(value, options, results):
+    config = list(value)
+    # The factory profile cannot be deleted: with purge it is kept (at factory values unless declared).
+    if options["purge"] and "Default" not in [profile.get("name") for profile in config]:
+        config.append({"name": "Default"})
+    return {"state": "overridden" if options["purge"] else "merged", "config": config}
+
+
+def _inputs(value, options, results):
+    args = {"state": "overridden" if options["purge"] else "merged", "config": value}
+    # the profile ids the alert profiles part read: ts_input then reads only the inputs
+    profiles = results.get("alert_profiles") or {}
+    if "profile_ids" in profiles:
+        args["alert_profile_ids"] = profiles["profile_ids"]
+    return args
+
+
+def _converters(value, options, results):
+    return {"state": "replaced" if options["purge"] else "merged", "config": value}
+
+
+def _per_tuner(value, options, results, all_tuners=None):
+    args = {"state": "replaced" if options["purge"] else "merged", "config": value if value is not None else []}
+    if all_tuners is not None:
+        args["all_tuners"] = all_tuners
+    return args
+
+
+def _kind(value):
+    """The plain name of a value's type (Ansible hands over tagged subclasses of these)."""
+    for kind in (bool, int, float, str, dict, list):
+        if isinstance(value, kind):
+            return kind.__name__
+    return type(value).__name__
+
+
+class Part:
+    """One part of the state: ``name`` is its key in ``parts``; ``shared`` another key that
+    goes to the same module (the FM monitor's ``<part>_all``); ``kind`` the type its value must have."""
+
+    def __init__(self, name, module, kind, build, shared=None):
+        self.name, self.module, self.kind, self.build, self.shared = name, module, kind, build, shared
+
+
+PARTS = {
+    "ts_analyzer": (
+        Part("network", "device_network", dict, _settings("ts_analyzer", with_reboot=True)),
+        Part("time", "device_time", dict, _settings("ts_analyzer")),
+        Part("logging", "device_logging", dict, _settings("ts_analyzer")),
+        Part("snmp", "ts_snmp", dict, _snmp),
+        Part("alert_profiles", "ts_alert_profile", list, _alert_profiles),
+        Part("inputs", "ts_input", list, _inputs),
+        Part("converters", "ts_converter", list, _converters),
+    ),
+    "fm_monitor": (
+        Part("network", "device_network", dict, _settings("fm_monitor", with_reboot=True)),
+        Part("time", "device_time", dict, _settings("fm_monitor")),
+        Part("logging", "device_logging", dict, _settings("fm_monitor")),
+        Part("tuners", "fm_tuner", list, _per_tuner, shared="tuners_all"),
+        Part("thresholds", "fm_thresholds", list, _per_tuner, shared="thresholds_all"),
+        Part("schedules", "fm_schedule", list, _per_tuner, shared="schedules_all"),
+    ),
+}
+
+
+def part_names(device_type):
+    """Every key ``parts`` may hold for the device type."""
+    names = []
+    for part in PARTS[device_type]:
+        names.extend([part.name] + ([part.shared] if part.shared else []))
+    return names
+
+
+def plan(device_type, parts):
+    """The declared parts, in the order they are applied, as (part, module): a part whose
+    value is None (and, for the FM monitor, whose ``<part>_all`` is None too) is not managed.
+    Raises PartError naming the option before anything runs."""
+    unknown = sorted(set(parts) - set(part_names(device_type)))
+    if unknown:
+        raise PartError("parts: %s %s not a part of a %s; its parts are %s" % (
+            ", ".join(unknown), "is" if len(unknown) == 1 else "are", device_type,
+            ", ".join(part_names(device_type))))
+    declared = []
+    for part in PARTS[device_type]:
+        value, shared = parts.get(part.name), parts.get(part.shared) if part.shared else None
+        if value is not None and not isinstance(value, part.kind):
+            raise PartError("parts.%s: must be a %s, got %s" % (part.name, part.kind.__name__, _kind(value)))
+        if shared is not None and not isinstance(shared, dict):
+            raise PartError("parts.%s: must be a dict, got %s" % (part.shared, _kind(shared)))
+        if value is not None or shared is not None:
+            declared.append(part)
+    return declared
+
+
+def module_args(part, parts, options, results):
+    """The arguments of ``part``'s module (without the connection), from the declared
+    ``parts``, the ``options`` (purge, reboot) and the ``results`` of the parts run before it."""
+    if part.shared:
+        return part.build(parts.get(part.name), options, results, all_tuners=parts.get(part.shared))
+    return part.build(parts[part.name], options, results)

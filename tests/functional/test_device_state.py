@@ -1,0 +1,97 @@
+"""device_state end to end: one task applies several parts of a simulated device's state."""
+
+import pytest
+
+from .analyzer import Api, clear_log, task, writes
+from .conftest import EXAMPLE_VARS, module_examples
+
+
+@pytest.fixture
+def ts(sim):
+    device = sim.fleet.by_name("ts-002")
+    sim.call(device.reset)
+    return device
+
+
+@pytest.fixture
+def fm(sim):
+    device = sim.fleet.by_name("fm-002")
+    sim.call(device.reset)
+    return device
+
+
+def state(device, parts, **args):
+    return task("device_state", device, device_type=device.kind, parts=parts, **args)
+
+
+def logins(sim, device):
+    return [r["kind"] for r in sim.call(lambda: list(device.requests))].count("login")
+
+
+SNMP = {"enabled": True, "trap_addresses": ["10.0.0.100:162"]}
+INPUTS = [{"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}}}]
+
+
+def test_check_diff_apply_and_a_second_run_that_changes_nothing(play, sim, ts):
+    clear_log(sim, ts)
+    wanted = state(ts, {"snmp": SNMP, "inputs": INPUTS, "network": None})
+    predicted = play.run([wanted], ts.name, check=True)[0]
+    assert writes(sim, ts) == []
+    assert predicted["changed"] is True and sorted(predicted["parts"]) == ["inputs", "snmp"]
+    assert [d["before_header"] for d in predicted["diff"]] == ["snmp", "inputs"]
+
+    clear_log(sim, ts)
+    out = play.run([wanted, wanted], ts.name)
+    applied, again = out.results
+    assert applied["changed"] is True and applied["diff"] == predicted["diff"]
+    assert "--- before: snmp" in out.output
+    assert again["changed"] is False and "diff" not in again
+    assert [part["changed"] for part in again["parts"].values()] == [False, False]
+    assert logins(sim, ts) == 2  # one per task, however many parts
+    assert Api(ts).get("/snmp/settings")["trap_addresses"] == ["10.0.0.100:162"]
+    assert [i["name"] for i in Api(ts).get("/inputs")] == ["Mux 1"]
+
+
+def test_a_failed_part_stops_the_rest_and_says_what_was_applied(play, sim, ts):
+    clear_log(sim, ts)
+    bad_inputs = [{"name": "Mux 1", "source": {"multicast": {"address": "10.0.0.1", "port": 5000}}}]
+    result = play.run([state(ts, {"snmp": SNMP, "inputs": bad_inputs, "converters": []})], ts.name)[0]
+    assert result["failed"] is True and result["failed_part"] == "inputs"
+    assert result["msg"].startswith("inputs: invalid parameters: ")
+    assert result["msg"].endswith("; applied before it: snmp (changed); not applied: converters")
+    assert sorted(result["parts"]) == ["inputs", "snmp"]
+    assert writes(sim, ts) == [("POST", "/api/snmp/settings")]
+
+
+def test_bad_parts_fail_before_any_request(play, sim, ts):
+    clear_log(sim, ts)
+    out = play.run([state(ts, {"tuners": []}), state(ts, {"inputs": {"name": "Mux 1"}})], ts.name)
+    assert "parts: tuners is not a part of a ts_analyzer" in out[0]["msg"]
+    assert out[1]["msg"] == "parts.inputs: must be a list, got dict"
+    assert sim.call(lambda: list(ts.requests)) == []
+
+
+def test_without_login_once_every_part_logs_in_itself(play, sim, fm):
+    clear_log(sim, fm)
+    parts = {"thresholds_all": {"snr": {"min": 15}}, "schedules": []}
+    result = play.run([state(fm, parts, login_once=False)], fm.name)[0]
+    assert result.get("failed") is not True, result
+    assert logins(sim, fm) == 2
+    assert result["parts"]["thresholds"]["changed"] is True
+
+
+def test_a_failed_login_names_it_and_runs_nothing(play, sim, fm):
+    clear_log(sim, fm)
+    result = play.run([state(fm, {"schedules": []}, password="wrong")], fm.name)[0]
+    assert result["failed"] is True and result["msg"].startswith("login: ")
+    assert result["parts"] == {}
+    assert writes(sim, fm) == []
+
+
+@pytest.mark.parametrize("name", ["device_state"])
+def test_documented_examples_run_as_written(play, sim, ts, fm, name):
+    examples = module_examples(name)
+    for example, device in zip(examples, (ts, fm)):
+        result = play.run([example], device.name, extra_vars=EXAMPLE_VARS)[0]
+        assert result.get("failed") is not True, (example["name"], result)
+        assert result["changed"] is True, (example["name"], result)

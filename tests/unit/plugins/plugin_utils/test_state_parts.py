@@ -1,0 +1,97 @@
+"""Unit tests of the parts device_state applies: which run, in what order, with what arguments."""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import ARGUMENT_SPEC, DEVICE_TYPES
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import (
+    PARTS,
+    PartError,
+    module_args,
+    part_names,
+    plan,
+)
+
+KEEP = {"purge": False, "reboot": False}
+PURGE = {"purge": True, "reboot": True}
+
+
+def args(device_type, parts, options, results=None):
+    """{part: module arguments} of every declared part."""
+    return {part.name: module_args(part, parts, options, results or {}) for part in plan(device_type, parts)}
+
+
+def test_the_spec_offers_exactly_the_device_types_that_have_parts():
+    assert sorted(PARTS) == DEVICE_TYPES == ARGUMENT_SPEC["device_type"]["choices"]
+
+
+def test_only_declared_parts_run_in_the_fixed_order():
+    parts = {"inputs": [], "snmp": {"enabled": True}, "network": None, "converters": None, "time": {"ntp": True}}
+    assert [(p.name, p.module) for p in plan("ts_analyzer", parts)] == [
+        ("time", "device_time"), ("snmp", "ts_snmp"), ("inputs", "ts_input")]
+    assert plan("fm_monitor", {"tuners": None}) == []
+
+
+def test_an_fm_part_runs_when_either_its_list_or_its_all_tuners_value_is_declared():
+    assert [p.module for p in plan("fm_monitor", {"thresholds_all": {"snr": {"min": 15}}, "schedules": []})] == [
+        "fm_thresholds", "fm_schedule"]
+    built = args("fm_monitor", {"thresholds_all": {"snr": {"min": 15}}, "tuners": [{"tuner_id": 1}]}, PURGE)
+    assert built == {
+        "tuners": {"state": "replaced", "config": [{"tuner_id": 1}]},
+        "thresholds": {"state": "replaced", "config": [], "all_tuners": {"snr": {"min": 15}}},
+    }
+
+
+def test_without_purge_everything_is_merged_and_snmp_lists_are_added():
+    built = args("ts_analyzer", {"snmp": {"enabled": True}, "alert_profiles": [{"name": "A"}], "inputs": [],
+                                 "converters": [], "network": {"dhcp": True}}, KEEP)
+    assert built == {
+        "network": {"dhcp": True, "device_type": "ts_analyzer", "reboot": False},
+        "snmp": {"enabled": True, "lists": "add"},
+        "alert_profiles": {"state": "merged", "config": [{"name": "A"}]},
+        "inputs": {"state": "merged", "config": []},
+        "converters": {"state": "merged", "config": []},
+    }
+
+
+def test_purge_keeps_the_factory_profile_and_replaces_the_rest():
+    built = args("ts_analyzer", {"snmp": {}, "alert_profiles": [{"name": "A"}], "converters": []}, PURGE)
+    assert built["alert_profiles"] == {"state": "overridden", "config": [{"name": "A"}, {"name": "Default"}]}
+    assert built["snmp"] == {"lists": "replace"}
+    assert built["converters"]["state"] == "replaced"
+    declared_default = [{"name": "Default", "errors": {}}]
+    assert args("ts_analyzer", {"alert_profiles": declared_default}, PURGE)["alert_profiles"]["config"] == declared_default
+
+
+def test_inputs_get_the_profile_ids_the_profiles_part_read():
+    parts = {"alert_profiles": [], "inputs": [{"name": "Mux 1"}]}
+    inputs = plan("ts_analyzer", parts)[1]
+    assert module_args(inputs, parts, KEEP, {"alert_profiles": {"profile_ids": {"Default": 1}}}) == {
+        "state": "merged", "config": [{"name": "Mux 1"}], "alert_profile_ids": {"Default": 1}}
+    assert "alert_profile_ids" not in module_args(inputs, parts, KEEP, {"alert_profiles": {"failed": True}})
+
+
+def test_declared_values_are_not_changed_in_place():
+    profiles = [{"name": "A"}]
+    args("ts_analyzer", {"alert_profiles": profiles}, PURGE)
+    assert profiles == [{"name": "A"}]
+
+
+@pytest.mark.parametrize("device_type, parts, message", [
+    ("ts_analyzer", {"tuners": []}, "parts: tuners is not a part of a ts_analyzer; its parts are network, time,"),
+    ("fm_monitor", {"inputs": [], "snmp": {}}, "parts: inputs, snmp are not a part of a fm_monitor"),
+    ("ts_analyzer", {"inputs": {"name": "x"}}, "parts.inputs: must be a list, got dict"),
+    ("ts_analyzer", {"network": ["dhcp"]}, "parts.network: must be a dict, got list"),
+    ("fm_monitor", {"tuners_all": []}, "parts.tuners_all: must be a dict, got list"),
+    ("fm_monitor", {"schedules": "none"}, "parts.schedules: must be a list, got str"),
+])
+def test_bad_parts_are_named_before_anything_runs(device_type, parts, message):
+    with pytest.raises(PartError) as error:
+        plan(device_type, parts)
+    assert message in str(error.value)
+
+
+def test_every_fm_key_is_offered():
+    assert part_names("fm_monitor") == ["network", "time", "logging", "tuners", "tuners_all", "thresholds",
+                                        "thresholds_all", "schedules", "schedules_all"]
