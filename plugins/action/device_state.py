@@ -39,12 +39,14 @@ class ActionModule(ActionBase):
 
     def _apply(self, args, declared, task_vars):
         connection = {name: args[name] for name in PASSED_ON if args.get(name) is not None}
+        modules = []
         if args["login_once"] and declared:
             login = self._execute_module(COLLECTION + "device_login", dict(connection, device_type=args["device_type"]),
                                          task_vars=task_vars)
+            modules.append("device_login")
             if login.get("failed"):
-                return {"failed": True, "changed": False, "parts": {}, "msg": "login: %s" % login.get("msg"),
-                        "error": login.get("error")}
+                return {"failed": True, "changed": False, "parts": {}, "modules": modules,
+                        "msg": "login: %s" % login.get("msg"), "error": login.get("error")}
             connection.pop("password", None)
             connection["token"] = login["token"]
 
@@ -54,6 +56,7 @@ class ActionModule(ActionBase):
             outcome = self._execute_module(
                 COLLECTION + part.module, dict(connection, **module_args(part, args["parts"], options, parts)),
                 task_vars=task_vars)
+            modules.append(part.module)
             if outcome.get("diff") and outcome.get("changed"):
                 diffs.extend(_headed(part.name, outcome["diff"]))
             warnings.extend("%s: %s" % (part.name, warning) for warning in outcome.get("warnings") or [])
@@ -64,6 +67,7 @@ class ActionModule(ActionBase):
         summary = {
             "changed": any(outcome.get("changed") for outcome in parts.values()),
             "parts": parts,
+            "modules": modules,
             "reboot_needed": any(outcome.get("reboot_needed") for outcome in parts.values()),
         }
         if diffs:

@@ -158,6 +158,12 @@ parts:
   returned: always
   type: dict
   sample: {"snmp": {"changed": false, "before": {}, "after": {}, "requests": {"read": 1}}}
+modules:
+  description: The modules the task ran, in order (C(device_login) first, with O(login_once)).
+  returned: always
+  type: list
+  elements: str
+  sample: [device_login, ts_snmp, ts_alert_profile, ts_input]
 reboot_needed:
   description: Whether a part needs a reboot to take effect (a network change without O(reboot)).
   returned: always

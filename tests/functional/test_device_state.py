@@ -46,6 +46,7 @@ def test_check_diff_apply_and_a_second_run_that_changes_nothing(play, sim, ts):
     assert applied["changed"] is True and applied["diff"] == predicted["diff"]
     assert "--- before: snmp" in out.output
     assert again["changed"] is False and "diff" not in again
+    assert again["modules"] == ["device_login", "ts_snmp", "ts_input"]
     assert [part["changed"] for part in again["parts"].values()] == [False, False]
     assert logins(sim, ts) == 2  # one per task, however many parts
     assert Api(ts).get("/snmp/settings")["trap_addresses"] == ["10.0.0.100:162"]
@@ -77,6 +78,7 @@ def test_without_login_once_every_part_logs_in_itself(play, sim, fm):
     result = play.run([state(fm, parts, login_once=False)], fm.name)[0]
     assert result.get("failed") is not True, result
     assert logins(sim, fm) == 2
+    assert result["modules"] == ["fm_thresholds", "fm_schedule"]
     assert result["parts"]["thresholds"]["changed"] is True
 
 
@@ -84,7 +86,7 @@ def test_a_failed_login_names_it_and_runs_nothing(play, sim, fm):
     clear_log(sim, fm)
     result = play.run([state(fm, {"schedules": []}, password="wrong")], fm.name)[0]
     assert result["failed"] is True and result["msg"].startswith("login: ")
-    assert result["parts"] == {}
+    assert result["parts"] == {} and result["modules"] == ["device_login"]
     assert writes(sim, fm) == []
 
 

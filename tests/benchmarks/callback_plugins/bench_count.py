@@ -15,7 +15,8 @@ name: bench_count
 type: aggregate
 short_description: Module invocations per host, for the fleet benchmark
 description:
-  - Counts the module processes a playbook starts per host (each loop item is one) and the
+  - Counts the module processes a playbook starts per host (each loop item is one, and each module an action
+    plugin lists in its C(modules) result) and the
     task outcomes, and writes them as JSON to the file named by E(BENCH_COUNT_FILE).
 requirements:
   - enabled in ANSIBLE_CALLBACKS_ENABLED
@@ -77,8 +78,10 @@ class CallbackModule(CallbackBase):
         if action in CONTROLLER_ONLY:
             return
         entry = self._host(result)
-        entry["invocations"] += 1
-        entry["by_action"][action] = entry["by_action"].get(action, 0) + 1
+        # an action plugin that runs modules itself (device_state) says which it ran
+        count = len(result._result["modules"]) if isinstance(result._result.get("modules"), list) else 1
+        entry["invocations"] += count
+        entry["by_action"][action] = entry["by_action"].get(action, 0) + count
 
     def _outcome(self, result, key):
         entry = self._host(result)
