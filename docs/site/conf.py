@@ -54,6 +54,7 @@ ANSIBLE_DOCS = 'https://docs.ansible.com/ansible/latest/'
 EXTERNAL_LABELS = {
     'common_return_values': ANSIBLE_DOCS + 'reference_appendices/common_return_values.html',
     'ansible_configuration_settings': ANSIBLE_DOCS + 'reference_appendices/config.html',
+    'action_plugins': ANSIBLE_DOCS + 'plugins/action.html',
 }
 
 

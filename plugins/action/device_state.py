@@ -11,7 +11,7 @@ from __future__ import annotations
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import ARGUMENT_SPEC, PASSED_ON
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import PartError, module_args, plan
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import PartError, module_args, plan, refused
 
 COLLECTION = "broadcast.monitoring."
 
@@ -27,17 +27,21 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
-        args = self.validate_argument_spec(ARGUMENT_SPEC)[1]
+        args = self.validate_argument_spec(dict(PASSED_ON, **ARGUMENT_SPEC))[1]
         try:
             declared = plan(args["device_type"], args["parts"])
         except PartError as error:
             return dict(result, failed=True, msg=str(error))
+        options = {"purge": args["purge"], "reboot": args["reboot"]}
+        problems = [problem for part in declared for problem in refused(part, module_args(part, args["parts"], options, {}))]
+        if problems:
+            return dict(result, failed=True, msg="invalid parts, nothing was run: %s" % "; ".join(problems))
         try:
-            return dict(result, **self._apply(args, declared, task_vars))
+            return dict(result, **self._apply(args, declared, options, task_vars))
         finally:
             self._remove_tmp_path(self._connection._shell.tmpdir)
 
-    def _apply(self, args, declared, task_vars):
+    def _apply(self, args, declared, options, task_vars):
         connection = {name: args[name] for name in PASSED_ON if args.get(name) is not None}
         modules = []
         if args["login_once"] and declared:
@@ -50,7 +54,6 @@ class ActionModule(ActionBase):
             connection.pop("password", None)
             connection["token"] = login["token"]
 
-        options = {"purge": args["purge"], "reboot": args["reboot"]}
         parts, diffs, warnings = {}, [], []
         for part in declared:
             outcome = self._execute_module(

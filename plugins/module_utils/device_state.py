@@ -13,8 +13,8 @@ DEVICE_TYPES = ["fm_monitor", "ts_analyzer"]
 # fallbacks apply where those modules run, not on the controller.
 PASSED_ON = {name: {"type": spec["type"], "no_log": spec.get("no_log", False)} for name, spec in CONNECTION_SPEC.items()}
 
+# the module's own options (the connection options are PASSED_ON)
 ARGUMENT_SPEC = dict(
-    PASSED_ON,
     device_type=dict(type="str", required=True, choices=DEVICE_TYPES),
     parts=dict(type="dict", required=True),
     purge=dict(type="bool", default=False),

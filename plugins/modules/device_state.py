@@ -177,12 +177,12 @@ failed_part:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import ARGUMENT_SPEC
+from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import ARGUMENT_SPEC, PASSED_ON
 
 
 def main():
     # The action plugin does the work; run as a bare module, say so instead of doing nothing.
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    module = AnsibleModule(argument_spec=dict(PASSED_ON, **ARGUMENT_SPEC), supports_check_mode=True)
     module.fail_json(msg="device_state runs as an action plugin of broadcast.monitoring; call it as a task")
 
 

@@ -2,11 +2,20 @@
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The parts of a device's declared state that the device_state action applies: for each
-device type, the parts in the order they are applied, the module that applies each, and how
-a part's declared value becomes that module's arguments. Data and pure functions only: the
-action plugin (controller side) runs them, the unit tests read them."""
+device type, the parts in the order they are applied, the module that applies each, how a
+part's declared value becomes that module's arguments, and the check of those arguments
+against the module's own argument spec. Controller side: the action plugin runs them."""
 
 from __future__ import annotations
+
+import importlib
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.errors import UnsupportedError
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import DEVICE_TYPE_SPEC
+
+MODULES = "ansible_collections.broadcast.monitoring.plugins.modules."
 
 
 class PartError(ValueError):
@@ -127,3 +136,15 @@ def module_args(part, parts, options, results):
     if part.shared:
         return part.build(parts.get(part.name), options, results, all_tuners=parts.get(part.shared))
     return part.build(parts[part.name], options, results)
+
+
+def refused(part, args):
+    """What ``part``'s module would refuse in ``args`` by its argument spec, checked on the
+    controller so that a bad later part stops the task before anything is written. (What
+    the spec cannot express, each module checks itself, before its first request.)"""
+    spec = dict(importlib.import_module(MODULES + part.module).ARGUMENT_SPEC)
+    if "device_type" in args:
+        spec.update(DEVICE_TYPE_SPEC)
+    errors = ArgumentSpecValidator(spec).validate(args).errors.errors
+    return ["parts.%s: %s%s" % (part.name, "unsupported option " if isinstance(error, UnsupportedError) else "", error.msg)
+            for error in errors]

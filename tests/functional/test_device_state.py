@@ -66,9 +66,12 @@ def test_a_failed_part_stops_the_rest_and_says_what_was_applied(play, sim, ts):
 
 def test_bad_parts_fail_before_any_request(play, sim, ts):
     clear_log(sim, ts)
-    out = play.run([state(ts, {"tuners": []}), state(ts, {"inputs": {"name": "Mux 1"}})], ts.name)
+    out = play.run([state(ts, {"tuners": []}), state(ts, {"inputs": {"name": "Mux 1"}}),
+                    state(ts, {"snmp": SNMP, "converters": [{"asi_port": 1, "ttl": "high"}]})], ts.name)
     assert "parts: tuners is not a part of a ts_analyzer" in out[0]["msg"]
     assert out[1]["msg"] == "parts.inputs: must be a list, got dict"
+    # a bad later part stops the task before the first part is written
+    assert out[2]["msg"].startswith("invalid parts, nothing was run: parts.converters: "), out[2]["msg"]
     assert sim.call(lambda: list(ts.requests)) == []
 
 

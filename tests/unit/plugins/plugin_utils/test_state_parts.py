@@ -11,6 +11,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts i
     module_args,
     part_names,
     plan,
+    refused,
 )
 
 KEEP = {"purge": False, "reboot": False}
@@ -95,3 +96,21 @@ def test_bad_parts_are_named_before_anything_runs(device_type, parts, message):
 def test_every_fm_key_is_offered():
     assert part_names("fm_monitor") == ["network", "time", "logging", "tuners", "tuners_all", "thresholds",
                                         "thresholds_all", "schedules", "schedules_all"]
+
+
+def refusals(device_type, parts):
+    return [problem for part in plan(device_type, parts)
+            for problem in refused(part, module_args(part, parts, KEEP, {}))]
+
+
+def test_arguments_are_checked_against_each_part_module_spec():
+    assert refusals("ts_analyzer", {"snmp": {"enabled": True}, "inputs": [{"name": "Mux 1"}],
+                                    "network": {"dhcp": True}}) == []
+    problems = refusals("ts_analyzer", {"network": {"dhcp": "maybe"}, "snmp": {"enable": True},
+                                        "inputs": [{"name": "Mux 1", "monitoring": "on"}]})
+    assert len(problems) == 3, problems
+    assert problems[0].startswith("parts.network: argument 'dhcp' is of type str")
+    assert problems[1].startswith("parts.snmp: unsupported option enable. Supported parameters include: enabled,")
+    assert problems[2].startswith("parts.inputs: value of monitoring must be one of: started, stopped")
+    (fm_problem,) = refusals("fm_monitor", {"tuners_all": {"volume": 3}})
+    assert fm_problem.startswith("parts.tuners: unsupported option all_tuners.volume."), fm_problem
