@@ -21,15 +21,21 @@ description:
     (M(broadcast.monitoring.fm_tuner)), C(thresholds) and C(thresholds_all) (M(broadcast.monitoring.fm_thresholds)),
     C(schedules) and C(schedules_all) (M(broadcast.monitoring.fm_schedule))."
   - A part that is left out or null is not managed. Each part's value is what that module takes (C(config) for the
-    lists, the options themselves for the dicts, C(all_tuners) for the C(_all) parts). Each module checks its own
-    value when it runs.
+    lists, the options themselves for the dicts, C(all_tuners) for the C(_all) parts).
+  - Before the first request, every part's arguments are checked against its module's argument spec, so a part
+    that would be refused stops the task before anything is written. What a spec cannot express, each module
+    checks when it runs, before its own first request.
   - The work is the same as one task per part, with one task per device instead of one per part (Ansible's cost
     per task, docs/performance.md). The modules run where the task runs (C(delegate_to), execution nodes,
-    mitogen), in check mode and diff mode when the task is.
+    mitogen), in check mode and diff mode when the task is. The diff has one entry per changed part, headed
+    with the part's name.
   - When a part fails, the parts after it are not run, and the message names the failed part, the parts applied
     before it (changed or not) and those not applied.
 author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
+extends_documentation_fragment:
+  - broadcast.monitoring.attributes
+  - broadcast.monitoring.attributes.DEVICE
 options:
   device_type:
     description: The kind of device, which picks its parts.
@@ -95,26 +101,12 @@ notes:
   - Connection options are passed on as given, so C(module_defaults) for C(group/broadcast.monitoring.all) and the
     E(BROADCAST_MONITORING_*) environment variables work as they do for each module.
 attributes:
-  action_group:
-    description: Use C(group/broadcast.monitoring.device) or C(group/broadcast.monitoring.all) in C(module_defaults) to set connection options once.
-    support: full
-    membership:
-      - broadcast.monitoring.device
-      - broadcast.monitoring.all
   action:
     description: Runs on the controller as an action plugin, which runs each part's module where the task runs.
     support: full
   async:
     description: Cannot run asynchronously.
     support: none
-  check_mode:
-    description: Can run in check mode and return changed status prediction without modifying the device.
-    support: full
-    details: Each part's module runs in check mode; only the login is sent (it writes nothing).
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check mode).
-    support: full
-    details: One diff per changed part, headed with the part's name.
 """
 
 EXAMPLES = r"""

@@ -365,10 +365,11 @@ def _module_share(ours, floor):
         return ""
     walls = ours["task_wall_s"]
     modules = sum(walls.get(action, 0.0) for action in ours["invoked_actions"])
-    other = sum(v for k, v in walls.items() if k not in ours["invoked_actions"] and not k.startswith("("))
+    others = sorted(k for k in walls if k not in ours["invoked_actions"] and not k.startswith("("))
+    other = sum(walls[k] for k in others)
     pings = floor["task_wall_s"].get("ping", 0.0)
     if not pings:
         return ""
-    return ("; of it, the module tasks %.1f s = %.2fx the floor's pings, and the roles' other tasks (argument"
-            " validation, working out what to apply, parts not declared) %.1f s = %.0f%% of the floor" % (
-                modules, modules / pings, other, 100.0 * other / floor["wall_s"]))
+    return ("; of it, the module tasks %.1f s = %.2fx the floor's pings, and the roles' other tasks (%s) %.1f s"
+            " = %.0f%% of the floor" % (modules, modules / pings, ", ".join(others) or "none", other,
+                                        100.0 * other / floor["wall_s"]))
