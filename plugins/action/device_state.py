@@ -8,10 +8,13 @@ One task per device instead of one per part: each task costs the controller a wo
 
 from __future__ import annotations
 
+from ansible.errors import AnsibleActionFail
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.errors import UnsupportedError
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import ARGUMENT_SPEC, PASSED_ON
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import PartError, module_args, plan, refused
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import PartError, module_args, plain, plan, refused
 
 COLLECTION = "broadcast.monitoring."
 
@@ -27,7 +30,12 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
-        args = self.validate_argument_spec(dict(PASSED_ON, **ARGUMENT_SPEC))[1]
+        validation = ArgumentSpecValidator(dict(PASSED_ON, **ARGUMENT_SPEC)).validate(plain(self._task.args))
+        if validation.errors.errors:
+            raise AnsibleActionFail("; ".join(
+                ("unsupported option " if isinstance(error, UnsupportedError) else "") + error.msg
+                for error in validation.errors.errors))
+        args = validation.validated_parameters
         try:
             declared = plan(args["device_type"], args["parts"])
         except PartError as error:

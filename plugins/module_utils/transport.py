@@ -5,7 +5,7 @@
 
 Why not requests: every module invocation is a new Python process, and importing requests
 (with urllib3 and charset_normalizer) cost about 70 ms of a 0.4 s invocation, more than the
-module's own work; http.client costs about 11 ms (ssl a few more, only for https). The fleet
+module's own work; http.client costs about 11 ms (ssl a few more). The fleet
 benchmark (docs/performance.md) measures it. What the devices need is small: JSON bodies,
 one streamed upload, streamed downloads, keep-alive, TLS with or without verification.
 Retries, auth and error wording stay in ``client.py``; this file only moves bytes.
@@ -15,7 +15,6 @@ redirects are not followed (the devices send none).
 
 from __future__ import annotations
 
-import http.client
 import json as jsonlib
 import os
 import select
@@ -136,6 +135,11 @@ class Session:
         if connection is not None and connection.sock is not None and _closed_by_peer(connection.sock):
             connection.close()  # it closed an idle keep-alive connection: open a new one
         if connection is None:
+            # imported at the first connection, not with this file: the device_state action
+            # imports the modules on the controller only to check arguments (and http.client
+            # brings email and ssl along, about 10 ms)
+            import http.client
+
             if parts.scheme == "https":
                 connection = http.client.HTTPSConnection(parts.hostname, parts.port, context=self._tls())
             else:

@@ -64,6 +64,21 @@ def _per_tuner(value, options, results, all_tuners=None):
     return args
 
 
+def plain(value):
+    """``value`` as plain dicts, lists, strings and numbers. Ansible hands templated values
+    over as tagged subclasses of those, which ``copy.deepcopy`` (argument validation copies
+    its input) reconstructs one object at a time: on an analyzer's 16 inputs that cost more
+    than the check itself."""
+    if isinstance(value, dict):
+        return {plain(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    for kind in (bool, int, float, str):
+        if isinstance(value, kind):
+            return kind(value)
+    return value
+
+
 def _kind(value):
     """The plain name of a value's type (Ansible hands over tagged subclasses of these)."""
     for kind in (bool, int, float, str, dict, list):

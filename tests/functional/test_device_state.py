@@ -100,3 +100,14 @@ def test_documented_examples_run_as_written(play, sim, ts, fm, name):
         result = play.run([example], device.name, extra_vars=EXAMPLE_VARS)[0]
         assert result.get("failed") is not True, (example["name"], result)
         assert result["changed"] is True, (example["name"], result)
+
+
+def test_bad_options_name_the_option(play, sim, ts):
+    clear_log(sim, ts)
+    out = play.run([state(ts, {"snmp": SNMP}, purge="sometimes"), state(ts, {"snmp": SNMP}, login_twice=True),
+                    dict(state(ts, {}), **{"broadcast.monitoring.device_state": {"device_type": "dvb", "parts": {}}})],
+                   ts.name)
+    assert "argument 'purge' is of type str and we were unable to convert to bool" in out[0]["msg"]
+    assert out[1]["msg"].startswith("unsupported option login_twice. Supported parameters include: busy_timeout,")
+    assert "value of device_type must be one of: fm_monitor, ts_analyzer, got: dvb" in out[2]["msg"]
+    assert sim.call(lambda: list(ts.requests)) == []
