@@ -79,14 +79,6 @@ def plain(value):
     return value
 
 
-def _kind(value):
-    """The plain name of a value's type (Ansible hands over tagged subclasses of these)."""
-    for kind in (bool, int, float, str, dict, list):
-        if isinstance(value, kind):
-            return kind.__name__
-    return type(value).__name__
-
-
 class Part:
     """One part of the state: ``name`` is its key in ``parts``; ``shared`` another key that
     goes to the same module (the FM monitor's ``<part>_all``); ``kind`` the type its value must have."""
@@ -137,9 +129,9 @@ def plan(device_type, parts):
     for part in PARTS[device_type]:
         value, shared = parts.get(part.name), parts.get(part.shared) if part.shared else None
         if value is not None and not isinstance(value, part.kind):
-            raise PartError("parts.%s: must be a %s, got %s" % (part.name, part.kind.__name__, _kind(value)))
+            raise PartError("parts.%s: must be a %s, got %s" % (part.name, part.kind.__name__, type(value).__name__))
         if shared is not None and not isinstance(shared, dict):
-            raise PartError("parts.%s: must be a dict, got %s" % (part.shared, _kind(shared)))
+            raise PartError("parts.%s: must be a dict, got %s" % (part.shared, type(shared).__name__))
         if value is not None or shared is not None:
             declared.append(part)
     return declared
