@@ -43,7 +43,7 @@ functional: venv link
 
 # Faults, bad input, secrets, check mode and idempotency at scale; writes docs/reliability.md.
 reliability: venv link
-	$(PYTEST) tests/reliability
+	BM_WRITE_REPORT=1 $(PYTEST) tests/reliability
 
 # The functional suite in two shards (tests/functional/shards.py) and the reliability suite,
 # side by side: each is mostly one ansible-playbook at a time, so on two cores the three take

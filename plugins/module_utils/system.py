@@ -12,7 +12,7 @@ import ipaddress
 import time
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import swu
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import REFUSED, UNREACHABLE, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import DEVICE, REFUSED, UNREACHABLE, DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, reconcile_settings, strip_unset
 from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import LABEL_RE, Checker
 
@@ -277,6 +277,27 @@ def manage_reboot(module):
 
 
 # -- firmware --------------------------------------------------------------------------
+#: Seconds an accepted upload is watched for a reboot of the device's own. The FM monitor's
+#: document says an upgrade "installs at once" and takes effect after a reboot; the
+#: analyzer's leaves it open, and a device that reboots by itself goes away within moments.
+SETTLE = 2.0
+
+
+def went_away_after_upload(client, device, uptime_before, settle, sleep=time.sleep, clock=time.monotonic):
+    """True when the device goes away (or is back with a smaller uptime) within ``settle``
+    seconds of an accepted upload: it reboots by itself. False when it stays up."""
+    deadline = clock() + settle
+    while True:
+        answer = client.try_get(device.ALIVE, timeout=max(0.5, min(2.0, deadline - clock())))
+        if answer is None:
+            return True
+        if uptime_before is not None and answer.get("system_uptime", uptime_before) < uptime_before:
+            return True
+        if clock() + POLL > deadline:
+            return False
+        sleep(POLL)
+
+
 def manage_firmware(module):
     params, client, device = module.params, module.client, module.device
     try:
@@ -285,13 +306,16 @@ def manage_firmware(module):
         raise InputError(["path: %s" % err]) from None
     previous = device.read_firmware_version(client)
     result = {"changed": previous != version, "previous_version": previous, "current_version": previous,
-              "bundle_version": version, "elapsed": 0}
+              "bundle_version": version, "pending_version": None, "rebooted": False, "reboot_needed": False,
+              "elapsed": 0}
     if not result["changed"]:
+        result["reboot_needed"] = device.read_reboot_needed(client)
         result["msg"] = "firmware %s is already installed" % version
         return result
     result["diff"] = {"before": {"firmware_version": previous}, "after": {"firmware_version": version}}
     if module.check_mode:
-        result["msg"] = "would upgrade from %s to %s" % (previous, version)
+        result["msg"] = "would upgrade from %s to %s%s" % (
+            previous, version, "" if params["reboot"] else " (running it from the next reboot)")
         return result
     before = uptime(client, device)
     body = swu.MultipartFile(params["path"])
@@ -304,9 +328,33 @@ def manage_firmware(module):
             err.message = "the device refused the bundle %s (version %s); nothing was installed" % (
                 params["path"], version)
         raise
-    wait_for_boot(client, device, params["reboot_timeout"], before)
+    # Installed. Either the device reboots into it by itself, or it keeps running the old
+    # version with reboot_needed set until it is rebooted.
+    if went_away_after_upload(client, device, before, min(SETTLE, params["reboot_timeout"])):
+        wait_for_boot(client, device, params["reboot_timeout"], before)
+        result["rebooted"] = True
+    else:
+        running, pending = device.read_firmware_version(client), device.read_reboot_needed(client)
+        if running != version and not pending:
+            raise DeviceError(DEVICE, "the device accepted the bundle %s (version %s) but neither rebooted nor "
+                                      "reports a pending reboot; it still runs firmware %s"
+                              % (params["path"], version, running))
+        if running != version and not params["reboot"]:
+            result.update(reboot_needed=True, pending_version=version, elapsed=round(time.monotonic() - started, 2),
+                          msg="installed %s; the device runs %s until its next reboot (reboot=false)"
+                              % (version, previous))
+            return result
+        if running != version:
+            try:
+                client.post(device.REBOOT)
+            except DeviceError as err:
+                if err.kind != UNREACHABLE:  # unreachable: it went down on its own meanwhile
+                    raise
+            wait_for_boot(client, device, params["reboot_timeout"], before)
+            result["rebooted"] = True
     result["elapsed"] = round(time.monotonic() - started, 2)
     result["current_version"] = device.read_firmware_version(client)
+    result["reboot_needed"] = device.read_reboot_needed(client)
     if result["current_version"] != version:
         raise DeviceError(REFUSED, "after the upgrade the device reports firmware %s, expected %s"
                           % (result["current_version"], version))

@@ -121,20 +121,73 @@ def bundles(tmp_path):
     return {k: str(v) for k, v in paths.items()}
 
 
-@pytest.mark.parametrize("name", BOTH)
-def test_firmware_upgrade_verified_then_nothing_to_do(play, sim, fresh, bundles, name):
-    device = fresh(name)
+# What an analyzer does after an accepted upload is open in its document: the simulator
+# offers both; the FM monitor's document says it keeps running until rebooted.
+UPGRADE_CASES = [("ts-001", "reboots"), ("ts-001", "pending"), ("fm-001", "pending")]
+
+
+@pytest.fixture
+def upgrading(sim, fresh):
+    """A factory-fresh device by name whose firmware upload behaves as asked; restored after."""
+    changed = []
+
+    def prepare(name, behaviour):
+        device = fresh(name)
+        changed.append((device, device.upgrade))
+        sim.call(setattr, device, "upgrade", behaviour)
+        return device
+    yield prepare
+    for device, behaviour in changed:
+        sim.call(setattr, device, "upgrade", behaviour)
+
+
+def reboots(sim, device):
+    return [w for w in writes(sim, device) if w["path"] == "/api/system/reboot"]
+
+
+@pytest.mark.parametrize("name, behaviour", UPGRADE_CASES)
+def test_firmware_upgrade_verified_then_nothing_to_do(play, sim, upgrading, bundles, name, behaviour):
+    device = upgrading(name, behaviour)
     checked = play.run([task("device_firmware", device, path=bundles["good"])], name, check=True)[0]
     assert checked["msg"] == "would upgrade from 1.0.0 to 2.4.1" and checked["changed"] is True
+    assert checked["diff"] == {"before": {"firmware_version": "1.0.0"}, "after": {"firmware_version": "2.4.1"}}
     assert writes(sim, device) == []
     out = play.run([task("device_firmware", device, path=bundles["good"], reboot_timeout=30),
                     task("device_firmware", device, path=bundles["good"], reboot_timeout=30)], name)
     assert out[0].get("failed") is not True, out[0]
     assert (out[0]["previous_version"], out[0]["current_version"]) == ("1.0.0", "2.4.1")
+    assert (out[0]["rebooted"], out[0]["reboot_needed"], out[0]["pending_version"]) == (True, False, None)
     assert out[0]["elapsed"] > 0
     assert out[1]["changed"] is False and out[1]["msg"] == "firmware 2.4.1 is already installed"
     uploads = [w for w in writes(sim, device) if w["path"] == "/api/system/upgrade"]
     assert len(uploads) == 1
+    # The module reboots only a device that waits for it.
+    assert len(reboots(sim, device)) == (1 if behaviour == "pending" else 0)
+    assert firmware_version(device) == "2.4.1"
+
+
+@pytest.mark.parametrize("name, behaviour", UPGRADE_CASES)
+def test_firmware_without_reboot_leaves_the_new_version_pending(play, sim, upgrading, bundles, name, behaviour):
+    device = upgrading(name, behaviour)
+    checked = play.run([task("device_firmware", device, path=bundles["good"], reboot=False)], name, check=True)[0]
+    assert checked["msg"] == "would upgrade from 1.0.0 to 2.4.1 (running it from the next reboot)"
+    result = play.run([task("device_firmware", device, path=bundles["good"], reboot=False, reboot_timeout=30),
+                       task("device_reboot", device, only_if_needed=True, reboot_timeout=30)], name)
+    staged, rebooted = result
+    assert staged.get("failed") is not True, staged
+    assert staged["changed"] is True
+    # The only reboot request is device_reboot's, for the device that waited for one.
+    assert len(reboots(sim, device)) == (1 if behaviour == "pending" else 0)
+    if behaviour == "pending":
+        # Installed, still running the old version until the reboot the module was told not to do.
+        assert (staged["current_version"], staged["pending_version"]) == ("1.0.0", "2.4.1")
+        assert (staged["rebooted"], staged["reboot_needed"]) == (False, True)
+        assert "runs 1.0.0 until its next reboot" in staged["msg"]
+        assert rebooted["changed"] is True and rebooted["rebooted"] is True
+    else:
+        # A device that reboots by itself does so whatever the module says; the module waits.
+        assert (staged["current_version"], staged["pending_version"], staged["rebooted"]) == ("2.4.1", None, True)
+        assert rebooted["changed"] is False
     assert firmware_version(device) == "2.4.1"
 
 
@@ -147,8 +200,9 @@ def test_firmware_refused_bundle_leaves_the_device_unchanged(play, sim, fresh, b
     assert firmware_version(device) == "1.0.0"
 
 
-def test_firmware_device_that_never_returns_fails_within_the_timeout(play, sim, fresh, bundles):
-    device = fresh("ts-002")
+@pytest.mark.parametrize("name", ["ts-002", "fm-002"])  # rebooting by itself / rebooted by the module
+def test_firmware_device_that_never_returns_fails_within_the_timeout(play, sim, fresh, bundles, name):
+    device = fresh(name)
     sim.call(device.faults.add, {"kind": "never_return"})
     result = play.run([task("device_firmware", device, path=bundles["good"], reboot_timeout=3)], device.name)[0]
     sim.call(device.power_cycle)

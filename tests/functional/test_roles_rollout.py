@@ -14,9 +14,11 @@ from .conftest import ROOT, run_playbook
 PLAYBOOK = os.path.join(ROOT, "playbooks", "firmware_rollout.yml")
 
 
-@pytest.fixture(scope="module")
-def fleet():
-    with running_fleet(ts=3, fm=1, time_scale=0.02) as runner:
+@pytest.fixture(scope="module", params=["reboots", "pending"])
+def fleet(request):
+    """The analyzers' document leaves open whether an upgrade reboots: the rollout is tried with
+    both; the FM monitor keeps running until rebooted, as its document says."""
+    with running_fleet(ts=3, fm=1, time_scale=0.02, ts_upgrade=request.param) as runner:
         yield runner
 
 

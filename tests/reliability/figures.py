@@ -74,7 +74,9 @@ def record_leak_watch(name, suite, watch):
 
 def write_report(command=COMMAND):
     """Keep this session's figures (over those an earlier run kept for the same section, so
-    one file's run leaves the others' figures alone) and render the report from all."""
+    one file's run leaves the others' figures alone) in build/; render docs/reliability.md from
+    all of them only when asked (BM_WRITE_REPORT=1, as `make reliability` does): a test run
+    never rewrites a tracked file by itself."""
     os.makedirs(STORE, exist_ok=True)
     for name, data in _SECTIONS.items():
         path = os.path.join(STORE, name + ".json")
@@ -86,6 +88,12 @@ def write_report(command=COMMAND):
                 "rows": sorted(data["rows"]) or earlier.get("rows", [])}
         with open(path, "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=1, sort_keys=True)
+    if os.environ.get("BM_WRITE_REPORT") == "1":
+        render(command)
+
+
+def render(command=COMMAND):
+    """docs/reliability.md from the figures kept in build/reliability."""
     kept = {}
     for name, _title, _claim in SECTIONS:
         path = os.path.join(STORE, name + ".json")

@@ -22,6 +22,10 @@ def parse_args(argv):
     parser.add_argument("--state-dir", help="persist each device's state as JSON here")
     parser.add_argument("--faults", help="fault rules: TARGET:KIND[,key=value...] separated by ';'")
     parser.add_argument("--seed", type=int, default=0, help="seed for simulated measurements and faults")
+    parser.add_argument("--ts-upgrade", choices=("reboots", "pending"), default="reboots",
+                        help="what an analyzer does after an accepted firmware upload (its document leaves it open): "
+                             "reboot into it at once, or keep running with reboot_needed until rebooted "
+                             "(default %(default)s; FM monitors always keep running, as their document says)")
     args = parser.parse_args(argv)
     if args.ts < 0 or args.fm < 0 or args.ts + args.fm == 0:
         parser.error("--ts and --fm must be >= 0 and start at least one device")
@@ -45,7 +49,7 @@ async def serve(args):
         port = FALLBACK_PORT
     fleet = Fleet(
         ts=args.ts, fm=args.fm, address=args.address, port=port, time_scale=args.time_scale,
-        state_dir=args.state_dir, faults=args.faults, seed=args.seed,
+        state_dir=args.state_dir, faults=args.faults, seed=args.seed, ts_upgrade=args.ts_upgrade,
     )
     await fleet.start()
     fleet.write_inventory(args.inventory)

@@ -94,8 +94,19 @@ class Device:
     role_denied_status = 401  # status for a valid token whose role may not call the route
     bad_credentials_status = 401  # status for a failed login
     FACTORY_FIRMWARE = "1.0.0"
+    #: What an accepted firmware upload does: "pending" (installed, ``reboot_needed`` set,
+    #: the new version runs after the next reboot) or "reboots" (the device reboots into it
+    #: by itself). The first entry is the model's default; a model whose document decides it
+    #: offers only that one.
+    UPGRADE_BEHAVIOURS = ("pending",)
 
-    def __init__(self, name, address, port, time_scale=1.0, state_dir=None, seed=0):
+    def __init__(self, name, address, port, time_scale=1.0, state_dir=None, seed=0, upgrade=None):
+        if upgrade is None:
+            upgrade = self.UPGRADE_BEHAVIOURS[0]
+        if upgrade not in self.UPGRADE_BEHAVIOURS:
+            raise ValueError("%s: upgrade behaviour %r is not one of %s"
+                             % (name, upgrade, ", ".join(self.UPGRADE_BEHAVIOURS)))
+        self.upgrade = upgrade
         self.name = name
         self.home_address = address  # stands in for the document's factory address
         self.address = address
@@ -112,6 +123,7 @@ class Device:
         self._runner = None
         self._site = None
         self._tasks = set()
+        self._rebooting = self._reset_at_boot = False  # a reboot is under way; it ends in factory state
         self.state = self._load_state() or self._fresh_state()
 
     # -- state ------------------------------------------------------------------------
@@ -349,7 +361,8 @@ class Device:
         return _json(self.info())
 
     def info(self):
-        return {"name": self.name, "kind": self.kind, "address": self.address, "port": self.port, "down": self.down}
+        return {"name": self.name, "kind": self.kind, "address": self.address, "port": self.port, "down": self.down,
+                "upgrade": self.upgrade}
 
     # -- lifecycle --------------------------------------------------------------------
     async def start(self):
@@ -377,8 +390,13 @@ class Device:
         return task
 
     def schedule_reboot(self, factory_reset=False, after=None):
-        """Reboot shortly after the current answer has gone out."""
-        self.spawn(self._reboot(factory_reset, after))
+        """Reboot shortly after the current answer has gone out. A unit already on its way
+        down does not reboot a second time; a factory reset asked for meanwhile still happens."""
+        if self._rebooting:
+            self._reset_at_boot = self._reset_at_boot or factory_reset
+            return
+        self._rebooting, self._reset_at_boot = True, factory_reset
+        self.spawn(self._reboot(after))
 
     def apply_pending(self):
         """Make the changes that wait for a reboot take effect; models extend."""
@@ -400,11 +418,11 @@ class Device:
         LOG.warning("%s: configured address %s is not loopback; staying on %s", self.name, wanted, self.address)
         return self.address
 
-    async def _reboot(self, factory_reset, after):
+    async def _reboot(self, after):
         await asyncio.sleep(0.05 if after is None else after)
         self.down = True
         await self._site.stop()
-        if factory_reset:
+        if self._reset_at_boot:
             self.state = self._fresh_state()
         else:
             self.apply_pending()
@@ -420,6 +438,7 @@ class Device:
         self.save()
         await self._listen()
         self.down = False
+        self._rebooting = self._reset_at_boot = False
 
     def on_boot(self):
         """Hook for models: what a fresh boot resets (busy tuners, running captures...)."""
@@ -433,6 +452,7 @@ class Device:
             self.on_boot()
             await self._listen()
             self.down = False
+        self._rebooting = self._reset_at_boot = False
 
     # -- system log (same shape on both devices) ----------------------------------------
     LOG_KEEP = 1000
@@ -492,11 +512,16 @@ class Device:
         except swu.BundleError as err:
             self.log("error", "firmware refused: %s" % err, pid="swupdate")
             raise ApiError(400, "Firmware package rejected: %s" % err) from None
-        self.log("info", "firmware %s installed, rebooting" % version, pid="swupdate")
+        # Installed at once; the new version runs from the next boot (reboot_needed until then).
         self.state["pending"]["firmware_version"] = version
         self.state["reboot_needed"] = True
-        self.save()
-        self.schedule_reboot()
+        if self.upgrade == "reboots":
+            self.log("info", "firmware %s installed, rebooting" % version, pid="swupdate")
+            self.save()
+            self.schedule_reboot()
+        else:
+            self.log("info", "firmware %s installed, effective after reboot" % version, pid="swupdate")
+            self.save()
         return {"version": version}
 
 

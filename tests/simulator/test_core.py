@@ -180,6 +180,17 @@ def test_reboot_takes_the_device_away_for_the_scaled_gap(ts):
     assert ts.get("/system/log").status_code == 200  # tokens survive a reboot
 
 
+def test_reboot_and_factory_reset_asked_together_make_one_reboot_into_factory_state(ts):
+    """Both documents: reboot and factory reset "run immediately on request"; a unit already going
+    down reboots once, and a factory reset asked for meanwhile is not lost."""
+    assert ts.post("/user/password", {"role": "user", "password": "changed-1"}).status_code == 200
+    assert ts.post("/system/reboot").status_code == 200
+    assert ts.post("/system/factory_reset").status_code == 200
+    assert wait_alive(ts, up=False, limit=2) and wait_alive(ts, up=True, limit=5)
+    assert not wait_alive(ts, up=False, limit=0.3)  # one reboot, not two
+    assert Api(ts.device).login("user", password="user").status_code == 200  # factory password back
+
+
 def test_reboot_gap_fault_and_never_return(fleet):
     api = Api(fleet.fleet.of_kind("ts_analyzer")[1])
     api.reset()
@@ -258,15 +269,30 @@ def test_firmware_bad_bundles_are_refused_and_nothing_changes(fm, bad, reason):
     assert fm.get("/status").json()["reboot_needed"] is False
 
 
-def test_firmware_good_bundle_installs_reboots_and_reports_new_version(fm):
+def test_fm_upgrade_pending_until_reboot(fm):
+    """fm-monitor-api.md: POST /system/upgrade "installs at once"; the state table: "reboot_needed false
+    -> firmware upgrade -> true", "Change takes effect after reboot"; POST /system/reboot "reboots at once"."""
     user = Api(fm.device)
     user.login("user")
     assert upload(user, swu.build("2.4.1")).status_code == 401  # admin only
     assert upload(fm, swu.build("2.4.1")).status_code == 200
+    # Installed at once, but the monitor stays up on its old firmware until it is rebooted.
+    assert not wait_alive(fm, up=False, limit=1.0)
+    status = fm.get("/status").json()
+    assert (status["versions"]["package_ver"], status["reboot_needed"]) == ("1.0.0", True)
+    assert fm.post("/system/reboot").status_code == 200
     assert wait_alive(fm, up=False, limit=2) and wait_alive(fm, up=True, limit=5)
     status = fm.get("/status").json()
-    assert status["versions"]["package_ver"] == "2.4.1"
-    assert status["reboot_needed"] is False
+    assert (status["versions"]["package_ver"], status["reboot_needed"]) == ("2.4.1", False)
+
+
+def test_upgrade_behaviour_is_checked_per_model():
+    """Only the analyzer's document leaves the upgrade's reboot open; the FM monitor's decides it."""
+    with pytest.raises(ValueError, match="upgrade behaviour 'reboots'"):
+        Fleet(fm=1, ts_upgrade=None).devices[0].__class__("fm-x", "127.0.83.1", 0, upgrade="reboots")
+    fleet = Fleet(ts=1, fm=1, address="127.0.83.1", ts_upgrade="pending")
+    assert [d.upgrade for d in fleet.devices] == ["pending", "pending"]
+    assert Fleet(ts=1, address="127.0.83.1").devices[0].upgrade == "reboots"
 
 
 def test_swu_tool_builds_bundles_and_reads_their_version(tmp_path):

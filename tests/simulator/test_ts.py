@@ -1019,12 +1019,26 @@ def test_warnings(ts):
     assert warnings["services_exceeded"] is (services > 64)
 
 
-def test_firmware_upgrade_reports_new_version(ts):
-    response = ts.post("/system/upgrade", files={"file": ("fw.swu", swu.build("2.4.1"))})
-    assert response.json() == {"version": "2.4.1"}
-    wait_reboot(ts)
-    assert ts.get("/system/device").json()["firmware_version"] == "2.4.1"
-    refused(ts.post("/system/upgrade", files={"file": ("fw.swu", swu.build("2.5.0", unsigned=True))}), 400, "not signed")
+@pytest.mark.parametrize("behaviour", ["reboots", "pending"])
+def test_ts_upgrade_variants(behaviour):
+    """ts-analyzer-api.md: "POST /system/upgrade: upload a .swu firmware package"; "The firmware version is
+    reported by GET /system/device". Whether the upgrade reboots is not said: both variants are offered."""
+    with running_fleet(ts=1, fm=0, time_scale=0.01, ts_upgrade=behaviour) as runner:
+        ts = Api(runner.devices[0])
+        ts.login()
+        response = ts.post("/system/upgrade", files={"file": ("fw.swu", swu.build("2.4.1"))})
+        assert response.json() == {"version": "2.4.1"}
+        if behaviour == "pending":
+            time.sleep(0.3)  # longer than the simulator's delay before a reboot of its own
+            assert not ts.device.down
+            assert ts.get("/system/device").json()["firmware_version"] == "1.0.0"
+            assert ts.get("/system/status").json()["reboot_needed"] is True
+            assert ts.post("/system/reboot").status_code == 200
+        wait_reboot(ts)
+        assert ts.get("/system/device").json()["firmware_version"] == "2.4.1"
+        assert ts.get("/system/status").json()["reboot_needed"] is False
+        refused(ts.post("/system/upgrade", files={"file": ("fw.swu", swu.build("2.5.0", unsigned=True))}), 400,
+                "not signed")
 
 
 # -- the model itself -----------------------------------------------------------------------

@@ -616,6 +616,9 @@ class TsAnalyzer(Device):
     login_path = "/user/login"
     role_denied_status = 403
     bad_credentials_status = 405
+    # The analyzer's document does not say whether an upgrade reboots: both are offered
+    # (README, "Open choices"); "reboots" stays the default the fleet has always had.
+    UPGRADE_BEHAVIOURS = ("reboots", "pending")
 
     def __init__(self, *args, **kwargs):
         self._layouts = {}
