@@ -38,9 +38,11 @@ HINTS = {
 class DeviceError(Exception):
     """Any failure talking to a device: what happened, HTTP status, device code and message."""
 
-    def __init__(self, kind, message, status=None, code=None, device_message=None):
+    def __init__(self, kind, message, status=None, code=None, device_message=None, hint=None):
         super().__init__(message)
         self.kind = kind
+        #: what to fix, where the class's general hint would not say it
+        self.hint = hint
         self.message = message
         self.status = status
         self.code = code
@@ -51,7 +53,7 @@ class DeviceError(Exception):
         text = self.message
         if self.device_message and self.device_message not in text:
             text += ": %s" % self.device_message
-        return "%s (%s)" % (text, HINTS[self.kind])
+        return "%s (%s)" % (text, self.hint or HINTS[self.kind])
 
     def details(self):
         return {"kind": self.kind, "status": self.status, "code": self.code, "device_message": self.device_message}
@@ -119,7 +121,10 @@ class Client:
             error = self._error(response, "login as role %s failed" % self.role)
             if response.status_code in (401, 403, 405):
                 error.kind = CREDENTIALS
-                error.message = "login as role %s was refused" % self.role
+                # Ansible masks a no_log value wherever it appears: with a password equal to the
+                # role's name (a factory password) the role would read "********".
+                error.message = "login as %s was refused" % (
+                    "the role in option role" if self.role == self._password else "role %s" % self.role)
             raise error
         token = _json(response).get("token") if isinstance(_json(response), dict) else None
         if not token:

@@ -327,6 +327,7 @@ def manage_firmware(module):
         if err.kind == REFUSED:
             err.message = "the device refused the bundle %s (version %s); nothing was installed" % (
                 params["path"], version)
+            err.hint = "use a bundle as the vendor signed it for this device; a rebuilt or altered one is refused"
         raise
     # Installed. Either the device reboots into it by itself, or it keeps running the old
     # version with reboot_needed set until it is rebooted.

@@ -232,7 +232,7 @@ lost_answers:
   returned: when an answer was lost
   type: list
   elements: dict
-  sample: [{action: create, key: Mux 1, landed: true}]
+  sample: [{action: update, key: 0, landed: true}]
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device

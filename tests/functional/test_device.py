@@ -197,6 +197,7 @@ def test_firmware_refused_bundle_leaves_the_device_unchanged(play, sim, fresh, b
     result = play.run([task("device_firmware", device, path=bundles[label], reboot_timeout=10)], device.name)[0]
     assert result["failed"] is True
     assert "the device refused the bundle" in result["msg"] and reason in result["msg"]
+    assert "as the vendor signed it" in result["msg"] and "correct the parameter" not in result["msg"]
     assert firmware_version(device) == "1.0.0"
 
 
