@@ -608,18 +608,30 @@ def test_files_bitrates_and_live(fm):
 # -- live stream ------------------------------------------------------------------------
 
 
-def read_boxes(video, fragments):
-    """MP4 boxes ``(type, payload)`` of a streamed answer, until ``fragments`` mdat boxes came."""
-    buffer, boxes = b"", []
-    for chunk in video.iter_content(None):
-        buffer += chunk
-        while len(buffer) >= 8 and len(buffer) >= int.from_bytes(buffer[:4], "big"):
-            size = int.from_bytes(buffer[:4], "big")
-            boxes.append((buffer[4:8], buffer[8:size]))
-            buffer = buffer[size:]
-        if sum(1 for kind, _payload in boxes if kind == b"mdat") >= fragments:
-            return boxes
-    raise AssertionError("the stream ended after %d boxes" % len(boxes))
+class LiveClient:
+    """A client of one live.mp4 stream, reading whole MP4 boxes ``(type, payload)`` as they come."""
+
+    def __init__(self, api, tuner_id):
+        self.video = requests.get(api.base + "/api/tuner/%d/live.mp4" % tuner_id, stream=True, timeout=10)
+        self._chunks = self.video.iter_content(None)  # one iterator: a second one would start empty
+        self._buffer = b""
+        self.boxes = []
+
+    def read(self, fragments):
+        """Read on until ``fragments`` mdat boxes came in all; the boxes read so far."""
+        while sum(1 for kind, _payload in self.boxes if kind == b"mdat") < fragments:
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                raise AssertionError("the stream ended after %d boxes" % len(self.boxes))
+            self._buffer += chunk
+            while len(self._buffer) >= 8 and len(self._buffer) >= int.from_bytes(self._buffer[:4], "big"):
+                size = int.from_bytes(self._buffer[:4], "big")
+                self.boxes.append((self._buffer[4:8], self._buffer[8:size]))
+                self._buffer = self._buffer[size:]
+        return self.boxes
+
+    def close(self):
+        self.video.close()
 
 
 def loop_tasks(fleet):
@@ -633,11 +645,13 @@ def test_live_mp4_streams_until_the_client_closes_and_leaks_nothing(fm, fleet):
     device = fm.device
     wait_for(lambda: fleet.call(lambda: device.live_streams) == 0)
     tasks_before = loop_tasks(fleet)
-    with requests.get(fm.base + "/api/tuner/2/live.mp4", stream=True, timeout=10) as video:
-        assert video.status_code == 200 and video.headers["Content-Type"] == "video/mp4"
-        assert video.headers["Transfer-Encoding"] == "chunked"
-        boxes = read_boxes(video, 10)
-        assert fleet.call(lambda: device.live_streams) == 1
+    client = LiveClient(fm, 2)
+    video = client.video
+    assert video.status_code == 200 and video.headers["Content-Type"] == "video/mp4"
+    assert video.headers["Transfer-Encoding"] == "chunked"
+    boxes = client.read(10)
+    assert fleet.call(lambda: device.live_streams) == 1
+    client.close()
     assert boxes[0][0] == b"ftyp"
     fragments = [payload for kind, payload in boxes if kind == b"moof"]
     assert [int.from_bytes(number, "big") for number in fragments[:10]] == list(range(10))
@@ -654,16 +668,13 @@ def test_live_mp4_several_clients_open_and_close(fm, fleet):
     wait_for(lambda: fleet.call(lambda: device.live_streams) == 0)
     tasks_before = loop_tasks(fleet)
     for round_number in range(3):
-        clients = []
-        for tid in (0, 3, 3, 7):
-            video = requests.get(fm.base + "/api/tuner/%d/live.mp4" % tid, stream=True, timeout=10)
-            assert video.status_code == 200
-            clients.append(video)
+        clients = [LiveClient(fm, tid) for tid in (0, 3, 3, 7)]
+        assert [client.video.status_code for client in clients] == [200] * 4
         assert fleet.call(lambda: device.live_streams) == 4
-        for number, video in enumerate(clients):
-            read_boxes(video, 2 + number + round_number)
-        for video in reversed(clients):  # close in another order than opened, one by one
-            video.close()
+        for number, client in enumerate(clients):
+            client.read(2 + number + round_number)
+        for client in reversed(clients):  # closed in another order than opened, one by one
+            client.close()
         wait_for(lambda: fleet.call(lambda: device.live_streams) == 0)
         wait_for(lambda: loop_tasks(fleet) <= tasks_before)
 
@@ -671,15 +682,17 @@ def test_live_mp4_several_clients_open_and_close(fm, fleet):
 def test_live_mp4_ends_when_the_device_reboots(fm, fleet):
     """fm-monitor-api.md, Limits: "Restart after reboot | device unreachable": a stream open
     at the reboot does not go on from a unit that is away."""
-    with requests.get(fm.base + "/api/tuner/1/live.mp4", stream=True, timeout=10) as video:
-        read_boxes(video, 1)
-        ok(fm.post("/system/reboot"))
-        try:
-            read_boxes(video, 10 ** 6)
-        except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError, AssertionError):
-            pass  # dropped mid-body, or ended: either way no endless stream from a rebooting unit
-        else:
-            raise AssertionError("the stream went on through the reboot")
+    client = LiveClient(fm, 1)
+    client.read(1)
+    ok(fm.post("/system/reboot"))
+    try:
+        client.read(10 ** 6)
+    except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError):
+        pass  # dropped mid-body, as by a unit that went away
+    else:
+        raise AssertionError("the stream went on through the reboot")
+    assert fm.device.down
+    client.close()
     wait_for(lambda: fleet.call(lambda: fm.device.live_streams) == 0)
     wait_for(lambda: not fm.device.down, timeout=10)
 
