@@ -8,6 +8,7 @@ import calendar
 import csv
 import io
 import json
+import re
 import time
 
 import pytest
@@ -890,6 +891,46 @@ def test_system_status_and_device(ts, fleet):
     assert other.get("/system/device").json()["serial_number"] != device["serial_number"]
     add_input(ts)
     assert other.get("/inputs").json() == []  # units share nothing
+
+
+def page_field(page, field):
+    match = re.search(r'<dd id="%s">([^<]*)</dd>' % field, page)
+    assert match, page
+    return match.group(1)
+
+
+def test_reference_page_outside_the_api(ts):
+    """ts-analyzer-api.md, service description: "An interactive reference page is served at
+    `http://<device-ip>/api.html`, outside `{base_url}`." (No token: see the README's open choice.)"""
+    page = requests.get(ts.base + "/api.html", timeout=10)
+    assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
+    assert page.text.startswith("<!DOCTYPE html>") and "API reference" in page.text
+    for method, path, _kind, role in ROUTES:
+        row = "<tr><td>%s</td><td><code>/api%s</code></td><td>%s</td></tr>" % (method, path, role or "none")
+        assert row in page.text, row
+    assert requests.get(ts.base + "/api/api.html", timeout=10).status_code == 404  # not under {base_url}
+    assert ts.sim("GET", "/requests").json()["requests"][-1]["path"] == "/api.html"
+
+
+def test_device_page_shows_firmware_version_and_serial_number(ts, fleet):
+    """ts-analyzer-api.md, service description: "The web interface page `/settings/device` shows
+    firmware version and serial number" (the values `GET /system/device` reports)."""
+    for device in fleet.fleet.of_kind("ts_analyzer"):
+        api = Api(device)
+        api.login()
+        page = requests.get(api.base + "/settings/device", timeout=10)
+        assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
+        identity = api.get("/system/device").json()
+        assert page_field(page.text, "serial_number") == identity["serial_number"]
+        assert page_field(page.text, "firmware_version") == identity["firmware_version"]
+        assert page_field(page.text, "model") == identity["model"]
+    device = ts.device
+    fleet.call(lambda: device.state.update(firmware_version="3.1.4"))  # as after an installed upgrade
+    page = requests.get(ts.base + "/settings/device", timeout=10).text
+    assert page_field(page, "firmware_version") == ts.get("/system/device").json()["firmware_version"] == "3.1.4"
+    with_token = ts.session.get(ts.base + "/settings/device", headers={"Authorization": "Bearer " + ts.token},
+                                timeout=10)
+    assert with_token.text == page
 
 
 def test_network_settings(ts):

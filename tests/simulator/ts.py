@@ -12,6 +12,7 @@ document says "not shown" are listed in ``README.ts.md``.
 import bisect
 import csv
 import functools
+import html
 import io
 import ipaddress
 import json
@@ -611,6 +612,15 @@ END
 """
 
 
+# The web interface's pages (outside /api): small HTML, title and body filled in.
+PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>%s</title></head>
+<body>
+%s
+</body></html>
+"""
+
+
 class TsAnalyzer(Device):
     kind = "ts_analyzer"
     login_path = "/user/login"
@@ -668,6 +678,8 @@ class TsAnalyzer(Device):
     def build_app(self):
         app = super().build_app()
         app.router.add_get("/thumbnails/{name}", self._thumbnail_image)
+        app.router.add_get("/api.html", self._reference_page)
+        app.router.add_get("/settings/device", self._device_page)
         return app
 
     # -- clock ------------------------------------------------------------------------------
@@ -1732,10 +1744,36 @@ class TsAnalyzer(Device):
             "reboot_needed": self.state["reboot_needed"],
         }
 
-    @endpoint("GET", "/system/device", kind="read")
-    async def system_device(self, call):
+    def _device_identity(self):
         return {"serial_number": "TSA%09d" % (zlib.crc32(self.name.encode()) % 10 ** 9),
                 "firmware_version": self.state["firmware_version"], "model": MODEL}
+
+    @endpoint("GET", "/system/device", kind="read")
+    async def system_device(self, call):
+        return self._device_identity()
+
+    # -- web pages (outside /api; no token, like the device's static files) ------------------
+    async def _reference_page(self, request):
+        """``GET /api.html``: the interactive reference page, a list of the routes."""
+        rows = "".join(
+            "<tr><td>%s</td><td><code>/api%s</code></td><td>%s</td></tr>\n"
+            % (method, html.escape(path), "none" if role is None else role)
+            for (method, path, _kind, role), _handler in sorted(self._routes(), key=lambda r: (r[0][1], r[0][0])))
+        self._record(request, "read", 200)
+        return web.Response(text=PAGE % ("API reference", "<h1>API reference</h1>\n<p>Base URL <code>/api</code>; "
+                                         "send <code>Authorization: Bearer TOKEN</code> from <code>POST /api/user/"
+                                         "login</code>.</p>\n<table>\n<tr><th>Method</th><th>Path</th>"
+                                         "<th>Role</th></tr>\n%s</table>" % rows), content_type="text/html")
+
+    async def _device_page(self, request):
+        """``GET /settings/device``: the web interface page with firmware version and serial number."""
+        identity = self._device_identity()
+        body = ("<h1>Device</h1>\n<dl>\n<dt>Model</dt><dd id=\"model\">%s</dd>\n"
+                "<dt>Serial number</dt><dd id=\"serial_number\">%s</dd>\n"
+                "<dt>Firmware version</dt><dd id=\"firmware_version\">%s</dd>\n</dl>"
+                % tuple(html.escape(identity[k]) for k in ("model", "serial_number", "firmware_version")))
+        self._record(request, "read", 200)
+        return web.Response(text=PAGE % ("Device", body), content_type="text/html")
 
     def _mac(self):
         digest = zlib.crc32(("mac:" + self.name).encode())
