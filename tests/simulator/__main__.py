@@ -22,6 +22,8 @@ def parse_args(argv):
     parser.add_argument("--state-dir", help="persist each device's state as JSON here")
     parser.add_argument("--faults", help="fault rules: TARGET:KIND[,key=value...] separated by ';'")
     parser.add_argument("--seed", type=int, default=0, help="seed for simulated measurements and faults")
+    parser.add_argument("--ts-role-denied", type=int, choices=(403, 401), default=403,
+                        help="status an analyzer gives a user token on an admin route (default %(default)s)")
     args = parser.parse_args(argv)
     if args.ts < 0 or args.fm < 0 or args.ts + args.fm == 0:
         parser.error("--ts and --fm must be >= 0 and start at least one device")
@@ -45,7 +47,7 @@ async def serve(args):
         port = FALLBACK_PORT
     fleet = Fleet(
         ts=args.ts, fm=args.fm, address=args.address, port=port, time_scale=args.time_scale,
-        state_dir=args.state_dir, faults=args.faults, seed=args.seed,
+        state_dir=args.state_dir, faults=args.faults, seed=args.seed, ts_role_denied=args.ts_role_denied,
     )
     await fleet.start()
     fleet.write_inventory(args.inventory)

@@ -76,6 +76,27 @@ def test_cli_rejects_bad_fault_spec(tmp_path):
     assert "fault kind must be one of" in proc.stderr.read()
 
 
+def test_cli_ts_role_denied_picks_the_analyzer_variant(tmp_path):
+    """Open choice (README, analyzer "Status codes not given"): a user token on an admin route
+    gets 403 or 401; ts-analyzer-api.md names 401 only for "a missing or invalid token"."""
+    proc, inventory = start_cli(tmp_path, "--ts", "1", "--fm", "1", "--address", "127.0.76.1", "--port", "0",
+                                "--time-scale", "0.01", "--ts-role-denied", "401")
+    try:
+        assert proc.stdout.readline().startswith("ready: 2 devices")
+        hosts = yaml.safe_load(inventory.read_text())["all"]["children"]["ts_analyzers"]["hosts"]
+        base = "http://%s:%d/api" % (hosts["ts-001"]["ansible_host"], hosts["ts-001"]["device_port"])
+        token = requests.post(base + "/user/login", json={"role": "user", "password": "user"}, timeout=5).json()
+        refused = requests.post(base + "/system/reboot", headers={"Authorization": "Bearer " + token["token"]},
+                                timeout=5)
+        assert refused.status_code == 401 and refused.json() == {"code": 401,
+                                                                 "message": "This operation needs the admin role"}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+    bad = start_cli(tmp_path, "--ts", "1", "--address", "127.0.76.1", "--ts-role-denied", "404")[0]
+    assert bad.wait(10) == 2 and "--ts-role-denied" in bad.stderr.read()
+
+
 def test_addresses_are_consecutive_and_loopback_only():
     assert loopback_addresses("127.0.10.253", 3) == ["127.0.10.253", "127.0.10.254", "127.0.11.1"]
     with pytest.raises(ValueError):

@@ -179,7 +179,19 @@ def test_every_route_needs_a_token(ts):
         refused(ts.request(method, concrete(path), token="not-a-token"), 401)
 
 
-def test_user_role_is_read_only(ts):
+@pytest.fixture(params=TsAnalyzer.ROLE_DENIED_VARIANTS)
+def role_denied(request, ts, fleet):
+    """Each answer an analyzer may give a user token on an admin route (an open choice)."""
+    device = ts.device
+    fleet.call(setattr, device, "role_denied_status", request.param)
+    yield request.param
+    fleet.call(setattr, device, "role_denied_status", 403)
+
+
+def test_user_role_is_read_only(ts, role_denied):
+    """ts-analyzer-api.md, Authentication 4: "`user` has read-only access to monitoring data";
+    5: "`/system/reboot` and `/system/factory_reset` require the admin role". The status of the
+    refusal is not given (README: 403, or 401 as for a missing token)."""
     add_input(ts)
     user = user_api(ts)
     for method, path, _kind, role in ROUTES:
@@ -187,14 +199,16 @@ def test_user_role_is_read_only(ts):
             continue
         response = user.request(method, concrete(path), json={} if method == "POST" else None)
         if role == "admin":
-            refused(response, 403, "admin")
+            refused(response, role_denied, "admin")
         elif path == "/sdcard/download":
             refused(response, 401, "download token")  # the one-time token, not the bearer token
         else:
             assert response.status_code not in (401, 403), (method, path, response.status_code)
-    refused(user.post("/system/reboot"), 403)
-    refused(user.post("/system/factory_reset"), 403)
+    refused(user.post("/system/reboot"), role_denied)
+    refused(user.post("/system/factory_reset"), role_denied)
     assert get_input(ts, 1)["name"] == "Mux 1"
+    assert [r["status"] for r in ts.device.writes()] == [200] + [role_denied] * (len(ts.device.writes()) - 1)
+    assert not ts.device.down
 
 
 def test_login(ts):

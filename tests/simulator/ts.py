@@ -626,8 +626,13 @@ class TsAnalyzer(Device):
     login_path = "/user/login"
     role_denied_status = 403
     bad_credentials_status = 405
+    #: statuses a user token on an admin route may get (the document does not say; README)
+    ROLE_DENIED_VARIANTS = (403, 401)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, role_denied=403, **kwargs):
+        if role_denied not in self.ROLE_DENIED_VARIANTS:
+            raise ValueError("role_denied must be one of %s" % ", ".join(map(str, self.ROLE_DENIED_VARIANTS)))
+        self.role_denied_status = role_denied
         self._layouts = {}
         self._last_tick = None
         self._downloads = 0
