@@ -84,6 +84,102 @@ def alerts(api, **kwargs):
 # -- auth and roles -----------------------------------------------------------------------
 
 
+# Every route of fm-monitor-api.md with its Roles column: (method, path, least role); None = no token.
+ROUTES = [
+    ("POST", "/login", None),
+    ("GET", "/tuners/all", "user"),
+    ("GET", "/tuner/{tuner_id}", "user"),
+    ("POST", "/tuner/{tuner_id}/settings", "user"),
+    ("POST", "/tuners/all/settings", "user"),
+    ("POST", "/tuner/{tuner_id}/state", "admin"),
+    ("POST", "/tuner/{tuner_id}/station", "admin"),
+    ("POST", "/tuner/{tuner_id}/scan", "user"),
+    ("POST", "/tuner/{tuner_id}/stream", "user"),
+    ("POST", "/tuner/{tuner_id}/muted", "user"),
+    ("POST", "/tuner/{tuner_id}/thresholds", "user"),
+    ("POST", "/tuners/all/thresholds", "user"),
+    ("POST", "/tuner/{tuner_id}/schedule", "user"),
+    ("POST", "/tuners/all/schedule", "user"),
+    ("GET", "/tuner/{tuner_id}/live.m3u8", None),
+    ("GET", "/tuner/{tuner_id}/live.mp4", None),
+    ("GET", "/stations/all", "user"),
+    ("GET", "/station/{station_id}", "user"),
+    ("DELETE", "/station/{station_id}", "user"),
+    ("DELETE", "/stations/all", "user"),
+    ("POST", "/alerts", "user"),
+    ("POST", "/alerts/csv", "user"),
+    ("DELETE", "/alerts", "user"),
+    ("GET", "/system/alive", None),
+    ("GET", "/status", "user"),
+    ("GET", "/system/log", "user"),
+    ("POST", "/system/reboot", "admin"),
+    ("POST", "/system/factory_reset", "admin"),
+    ("POST", "/system/upgrade", "admin"),
+    ("GET", "/playlist", "user"),
+    ("GET", "/mib", "user"),
+    ("GET", "/valid_bitrates", "user"),
+    ("GET", "/conf", "user"),
+    ("POST", "/conf", "admin"),
+    ("GET", "/conf/network", "user"),
+    ("POST", "/conf/network", "admin"),
+    ("POST", "/conf/hostname", "admin"),
+    ("GET", "/conf/datetime", "user"),
+    ("POST", "/conf/datetime", "admin"),
+    ("GET", "/conf/log", "user"),
+    ("POST", "/conf/log", "admin"),
+    ("POST", "/conf/password", "admin"),
+    ("POST", "/monitor", "user"),
+]
+
+
+def concrete(path):
+    return path.replace("{tuner_id}", "0").replace("{station_id}", "0")
+
+
+def test_route_table_is_the_documents(fm):
+    """fm-monitor-api.md, Endpoints: every path with its "Roles" column is served, and nothing
+    else under /api ("All paths relative to `{base_url}`")."""
+    served = sorted((method, path, role) for (method, path, _kind, role), _handler in fm.device._routes())
+    assert served == sorted(ROUTES)
+
+
+def test_every_route_but_four_needs_a_token(fm):
+    """fm-monitor-api.md, Authentication 3: "No token is needed for `POST /login`, `GET /system/alive`,
+    `GET /tuner/{tuner_id}/live.m3u8` and `GET /tuner/{tuner_id}/live.mp4`"; 6: "A missing or invalid
+    token ... returns 401"."""
+    for method, path, role in ROUTES:
+        if role is None:
+            continue
+        refused(fm.request(method, concrete(path), token=False, json={}), 401)
+        refused(fm.request(method, concrete(path), token="not-a-token", json={}), 401)
+    assert ok(fm.get("/system/alive", token=False))["alive"] is True
+    assert fm.get("/tuner/0/live.m3u8", token=False).status_code == 200
+    assert ok(fm.post("/login", {"role": "user", "password": "user"}, token=False))["role"] == "user"
+    assert {r["status"] for r in fm.device.writes()} == {401}  # nothing done without a valid token
+
+
+def test_admin_routes_refuse_the_user_role_with_401(fm):
+    """fm-monitor-api.md, Endpoints: "an admin-only endpoint called with a user token returns 401";
+    Authentication 4: `user` has "read access and basic control", `admin` also "state, station tuning,
+    configuration changes, password management, reboot, firmware upgrade, factory reset and
+    configuration upload"."""
+    user = user_api(fm)
+    before = ok(fm.get("/conf"))
+    for method, path, role in ROUTES:
+        if role != "admin":
+            continue
+        refused(user.request(method, concrete(path), json={}), 401, "admin")
+    assert [r["status"] for r in fm.device.writes()] == [401] * len([r for r in ROUTES if r[2] == "admin"])
+    assert ok(fm.get("/conf")) == before and not fm.device.down
+    for method, path, role in ROUTES:
+        if role != "user":
+            continue
+        response = user.request(method, concrete(path), json={})
+        assert response.status_code not in (401, 403), (method, path, response.text)
+
+
+
+
 def test_login_tokens_and_roles(fm):
     refused(fm.login("admin", "wrong"), 401)
     refused(fm.post("/login", {"role": "root", "password": "x"}, token=False), 401)
@@ -438,6 +534,7 @@ def test_scan_timing_busy_and_async():
         refused(other.get("/tuner/3"), 503, "Tuner 3 is busy")
         refused(other.post("/tuner/3/settings", {"name": "x"}), 503)
         refused(other.post("/tuner/3/scan"), 503)
+        refused(other.post("/tuner/3/station", {"station_id": 0}), 503, "Tuner 3 is busy")
         refused(other.get("/tuner/3/live.m3u8", token=False), 503)
         refused(other.post("/tuners/all/settings", {"hw_settings": {"lna_gain": 1}}), 503, "Tuner 3")
         assert ok(other.get("/tuner/4"))["tuner_id"] == 4
@@ -711,6 +808,37 @@ def test_system_log_filters(fm):
     window = ok(fm.get("/system/log", params={"from_id": ids[1], "till_id": ids[4], "limit": 2}))
     assert [e["id"] for e in window] == ids[2:4]
     refused(fm.get("/system/log", params={"limit": "many"}), 400)
+
+
+def test_system_log_returns_the_last_100_by_default(fm, fleet):
+    """fm-monitor-api.md, System: `GET /system/log` "array of Log entry, chronological, last 100 by
+    default"; Limits: "Log entries by default | last 100"."""
+    device = fm.device
+    fleet.call(lambda: [device.log("info", "entry %d" % n, pid="test") for n in range(150)])
+    entries = ok(fm.get("/system/log"))
+    assert len(entries) == 100 and entries[-1]["msg"] == "entry 149"
+    assert [e["id"] for e in entries] == sorted(e["id"] for e in entries)  # chronological
+    assert len(ok(fm.get("/system/log", params={"limit": 120}))) == 120
+    assert ok(fm.get("/system/log", params={"from_id": entries[0]["id"], "limit": 3}))[-1] == entries[-1]
+
+
+def test_bodies_are_json_unless_stated_otherwise(fm):
+    """fm-monitor-api.md: "Bodies are JSON unless stated otherwise"; the stated ones: live.m3u8
+    `application/vnd.apple.mpegurl`, `/playlist` `application/xspf+xml`, `/mib`
+    `application/octet-stream`, `/alerts/csv` `text/csv`, `GET /conf` "as `application/json`"."""
+    stated = {"/tuner/{tuner_id}/live.m3u8": "application/vnd.apple.mpegurl", "/playlist": "application/xspf+xml",
+              "/mib": "application/octet-stream", "/tuner/{tuner_id}/live.mp4": "video/mp4"}
+    ok(fm.post("/tuner/0/scan"))
+    for method, path, _role in ROUTES:
+        if method != "GET" or path.endswith("live.mp4"):
+            continue
+        response = settled(lambda: fm.get(concrete(path)))
+        assert response.status_code == 200, (path, response.text)
+        wanted = stated.get(path, "application/json")
+        assert response.headers["Content-Type"].split(";")[0] == wanted, (path, response.headers["Content-Type"])
+        if wanted == "application/json":
+            response.json()
+    assert fm.post("/alerts/csv", {"order": "asc"}).headers["Content-Type"].startswith("text/csv")
 
 
 def test_password_change_keeps_tokens(fm):

@@ -211,6 +211,23 @@ def test_user_role_is_read_only(ts, role_denied):
     assert not ts.device.down
 
 
+def test_bodies_are_json_unless_stated_otherwise(ts):
+    """ts-analyzer-api.md: "All request and response bodies are JSON unless stated otherwise"; stated:
+    `/inputs/{id}/alerts/download` "alert log as CSV", `/sdcard/download` "returns a `.ts` capture
+    file", `/snmp/mib` "download the MIB file" (its type not given: README, `text/plain`)."""
+    add_input(ts)
+    stated = {"/inputs/{id}/alerts/download": "text/csv", "/snmp/mib": "text/plain"}
+    for method, path, _kind, role in ROUTES:
+        if method != "GET" or role == "admin" or path == "/sdcard/download":
+            continue
+        response = ts.get(concrete(path), params={"rangeId": 1} if "metrics" in path else None)
+        assert response.status_code == 200, (path, response.text)
+        wanted = stated.get(path, "application/json")
+        assert response.headers["Content-Type"].split(";")[0] == wanted, (path, response.headers["Content-Type"])
+        if wanted == "application/json":
+            response.json()
+
+
 def test_login(ts):
     response = ts.login("admin")
     assert response.status_code == 200
