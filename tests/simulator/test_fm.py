@@ -181,6 +181,9 @@ def test_admin_routes_refuse_the_user_role_with_401(fm):
 
 
 def test_login_tokens_and_roles(fm):
+    """fm-monitor-api.md, Authentication 2: "`POST /login` (body `role`, `password`, `keep_logged_in`
+    boolean) returns `role` and `token`"; 6: "A missing or invalid token, or insufficient role, returns 401"
+    (a failed login too); 8: lifetime with `keep_logged_in` false "not shown" (README: no expiry)."""
     refused(fm.login("admin", "wrong"), 401)
     refused(fm.post("/login", {"role": "root", "password": "x"}, token=False), 401)
     refused(fm.post("/login", {"role": "admin", "password": "admin", "keep_logged_in": "yes"}, token=False),
@@ -207,6 +210,8 @@ def test_login_tokens_and_roles(fm):
 
 
 def test_factory_tuners(fm):
+    """fm-monitor-api.md, Resources, Tuner: the fields `tuner_id` ... `hw_settings`; "Tuner ids are zero-based
+    integers"; `GET /tuners/all` "array of Tuner", `GET /tuner/{tuner_id}` "Tuner" (404 past the last)."""
     tuners = ok(fm.get("/tuners/all"))
     assert [t["tuner_id"] for t in tuners] == list(range(8))
     four = tuners[3]
@@ -231,6 +236,10 @@ def test_factory_tuners(fm):
 
 
 def test_settings_validation_and_merge(fm):
+    """fm-monitor-api.md, Tuners: `POST /tuner/{tuner_id}/settings` (`name`, `frequency`, `hw_settings`),
+    `POST /tuners/all/settings` "applies to all tuners"; Hardware settings: `channel_filter` "0 to 4",
+    `deemphasis` "1 = 75 microseconds, 2 = 50 microseconds", `lna_gain` ">= 0", `rssi_threshold` ">= 0";
+    "Frequencies are integers in kHz"."""
     ok(fm.post("/tuner/2/settings", {"name": "Studio feed", "hw_settings": {"channel_filter": 3}}))
     two = tuner(fm, 2)
     assert two["name"] == "Studio feed" and two["frequency"] == 87500
@@ -267,6 +276,9 @@ def test_settings_validation_and_merge(fm):
 
 
 def test_state_and_measurements(fm):
+    """fm-monitor-api.md, States: `POST /tuner/{tuner_id}/state` with `state`, "admin role": "0: off, no
+    measurements; 1: actively monitoring; 2: paused, configuration kept"; Tuner `tuned` "Locked onto the
+    frequency", `signal_ok` "Signal above the RSSI threshold"; a user token gets 401."""
     user = user_api(fm)
     on_air = stations_on_air(fm)
     freq = on_air[0]
@@ -299,6 +311,8 @@ def test_state_and_measurements(fm):
 
 
 def test_switching_answers_503_briefly(fm):
+    """fm-monitor-api.md, Errors: "503 temporarily unavailable, retry after a short delay (during a
+    band scan and tuner switching)"."""
     ok(fm.post("/tuner/5/settings", {"frequency": 100000}))
     # the switch lasts 0.3 s x time-scale; afterwards the tuner answers again
     wait_for(lambda: fm.get("/tuner/5").status_code == 200, timeout=2)
@@ -308,6 +322,9 @@ def test_switching_answers_503_briefly(fm):
 
 
 def test_stream_and_playlist(fm):
+    """fm-monitor-api.md, States: `POST /tuner/{tuner_id}/stream` with `enabled` true: "Streaming to the given
+    url", false: "Streaming stops"; Limits: "Stream bitrates (kbps) | 64, 96, 128, 192, 256, 320";
+    System: `GET /playlist` "`application/xspf+xml` with stream URLs of active channels"."""
     user = user_api(fm)
     freq = stations_on_air(fm)[1]
     ok(fm.post("/tuner/1/settings", {"frequency": freq}))
@@ -345,6 +362,8 @@ def test_stream_and_playlist(fm):
 
 
 def test_muted_and_monitor(fm):
+    """fm-monitor-api.md, States: `POST /tuner/{tuner_id}/muted` "as `muted` sent"; Configuration: `POST /monitor`
+    "`tuner_id` (integer), `mute` (integer: 0 = unmuted, 16 = muted)", roles "user, admin"."""
     user = user_api(fm)
     ok(user.post("/tuner/4/muted", {"muted": True}))
     assert tuner(fm, 4)["muted"] is True
@@ -359,6 +378,8 @@ def test_muted_and_monitor(fm):
 
 
 def test_thresholds(fm):
+    """fm-monitor-api.md, Resources, Thresholds (request shape) and the table "Metric | Min | Max": rssi 0-127,
+    multipath 0-100 ...; `POST /tuners/all/thresholds` "same shape", "applies to all tuners"."""
     ok(fm.post("/tuner/3/thresholds", {"rssi_interval": 5, "thresholds": {"tuner_id": 3, "snr": {"min": 15},
                                                                           "rds": {"sync_lost": True}}}))
     three = tuner(fm, 3)["thresholds"]
@@ -391,6 +412,9 @@ def test_thresholds(fm):
 
 
 def test_schedule_shape_and_validation(fm):
+    """fm-monitor-api.md, Resources, Schedule: "`events` maps a lower-case day name to an array of
+    `{minute, state}` where `minute` is integer 0 to 1439 ... and `state` is 0, 1 or 2"; Limits:
+    "Schedule `minute` | 0 to 1439"; `POST /tuners/all/schedule` "applies to all tuners"."""
     events = {"monday": [{"minute": 600, "state": 1}, {"minute": 30, "state": 0}],
               "sunday": [{"minute": 1439, "state": 2}]}
     ok(fm.post("/tuner/5/schedule", {"active": True, "events": events}))
@@ -426,6 +450,8 @@ def test_schedule_shape_and_validation(fm):
 
 
 def test_schedule_event_changes_state_when_reached(fm):
+    """fm-monitor-api.md, States: "a schedule event is reached | schedule `active` is true
+    and day and minute match | state of the event"."""
     # Monday 2024-01-01, 10:00:59.5 local time at UTC+2; the event is at 10:01 (minute 601)
     ok(fm.post("/conf/datetime", {"enable_ntp": False, "datetime": "2024-01-01T10:00:59.500+02:00", "timezone": 2}))
     ok(fm.post("/tuner/2/schedule", {"active": True, "events": {"monday": [{"minute": 601, "state": 1}]}}))
@@ -440,6 +466,9 @@ def test_schedule_event_changes_state_when_reached(fm):
 
 
 def test_datetime(fm):
+    """fm-monitor-api.md, Configuration: `POST /conf/datetime` "`enable_ntp` (boolean, required), `datetime` (string,
+    required, used when NTP is off), `timezone` (integer, required), `ntp_servers` (array, optional);
+    effective immediately"; Date and time object: `timezone` "integer UTC offset in hours"."""
     factory = ok(fm.get("/conf/datetime"))
     assert factory["enable_ntp"] is True and factory["timezone"] == 0 and factory["ntp_servers"] == ["pool.ntp.org"]
     shown = time.mktime(time.strptime(factory["datetime"][:19], "%Y-%m-%dT%H:%M:%S"))
@@ -473,6 +502,8 @@ def test_datetime(fm):
 
 
 def test_scan_fills_station_list(fm):
+    """fm-monitor-api.md, States: scan "found stations are added to the global station list"; Station:
+    "`station_id` ... Assigned sequentially at scan time"; Tuners: scan query `async` "0 or 1, default 0"."""
     found = ok(fm.post("/tuner/0/scan"))
     expected = stations_on_air(fm, 20)  # factory lock threshold 20
     assert [s["frequency"] for s in found] == expected
@@ -491,6 +522,9 @@ def test_scan_fills_station_list(fm):
 
 
 def test_stations_and_tuning(fm):
+    """fm-monitor-api.md, Stations: `DELETE /station/{station_id}` "removes one record; tuners unaffected",
+    `DELETE /stations/all` "removes all records; tuners unaffected"; Tuners: `POST /tuner/{tuner_id}/station`
+    role "admin" (user: 401)."""
     found = ok(fm.post("/tuner/7/scan"))
     user = user_api(fm)
     first = ok(fm.get("/station/1"))
@@ -516,6 +550,9 @@ def test_stations_and_tuning(fm):
 
 
 def test_scan_timing_busy_and_async():
+    """fm-monitor-api.md, States: scan "Up to 10 seconds; other requests to the same tuner return 503
+    ... then idle"; Tuners: station "503 if the tuner is busy", `async` "1 uses chunked transfer for
+    streaming results"; Errors: 503 "during a band scan and tuner switching"."""
     with running_fleet(ts=0, fm=1, time_scale=0.2) as runner:
         api = Api(runner.devices[0])
         ok(api.login())
@@ -585,6 +622,10 @@ def _swallow(call):
 
 
 def test_alerts_accrue_close_filter_and_page(fm):
+    """fm-monitor-api.md, Alerts: `POST /alerts` (required `order`, `by`, `type` "empty = all", `id`
+    "empty = all tuners", `limit`, `offset`; optional `from`, `till` "Unix seconds") answers "`total` (integer,
+    matches before pagination), `alerts`"; `POST /alerts/csv` "`text/csv`, all alerts without pagination";
+    Events: "`quality.alarms` lists the alarms active on a tuner at present"; the 17 exact alert types."""
     quiet = empty_frequency(fm)
     for tid in (0, 1):
         ok(fm.post("/tuner/%d/settings" % tid, {"frequency": quiet}))
@@ -640,6 +681,8 @@ def test_alerts_accrue_close_filter_and_page(fm):
 
 
 def test_alerts_flap_with_tight_thresholds_and_survive_reboot(fm):
+    """fm-monitor-api.md, Events: "Threshold breaches are recorded as alert records
+    (type, tuner, start, end) and persist across reboots"."""
     freq = stations_on_air(fm, 40)[0]
     base = fm.device.band[freq]["rssi"]
     ok(fm.post("/tuner/6/thresholds", {"rssi_interval": 1, "thresholds": {"rssi": {"min": base, "margin": 0}}}))
@@ -659,6 +702,7 @@ def test_alerts_flap_with_tight_thresholds_and_survive_reboot(fm):
 
 
 def test_alert_delete_reopens_active_conditions(fm):
+    """fm-monitor-api.md, Alerts: `DELETE /alerts` "clears the whole log, no confirmation"."""
     ok(fm.post("/tuner/0/state", {"state": 1}))  # 87500 carries no station here
     wait_for(lambda: alerts(fm)["total"] == 2, timeout=3)
     ok(fm.delete("/alerts"))
@@ -670,6 +714,8 @@ def test_alert_delete_reopens_active_conditions(fm):
 
 
 def test_status_and_alive(fm):
+    """fm-monitor-api.md, Resources, Device status (its fields, `versions` and `resources`); System: `GET
+    /system/alive` | none | "`alive` (boolean), `system_uptime`, `streamer_uptime`"."""
     status = ok(fm.get("/status"))
     assert set(status) == {"hostname", "health", "tuners", "system_uptime", "streamer_uptime", "reboot_needed",
                            "monitor_tuner", "versions", "resources"}
@@ -688,6 +734,9 @@ def test_status_and_alive(fm):
 
 
 def test_files_bitrates_and_live(fm):
+    """fm-monitor-api.md, System: `GET /valid_bitrates` "values 64, 96, 128, 192, 256, 320", `GET /mib`
+    "`application/octet-stream` SNMP MIB"; Tuners: `GET /tuner/{tuner_id}/live.m3u8` | none (no token) |
+    "HLS playlist, `application/vnd.apple.mpegurl`"."""
     assert ok(fm.get("/valid_bitrates")) == {"bitrates": [64, 96, 128, 192, 256, 320]}
     mib = fm.get("/mib")
     assert mib.status_code == 200 and mib.headers["Content-Type"] == "application/octet-stream"
@@ -795,6 +844,8 @@ def test_live_mp4_ends_when_the_device_reboots(fm, fleet):
 
 
 def test_system_log_filters(fm):
+    """fm-monitor-api.md, System: `GET /system/log` "query `from_id` (entries with id >= value), `till_id`
+    (entries with id < value), `limit`", "array of Log entry, chronological"; Log entry fields."""
     for name in ("a", "b", "c", "d", "e"):
         ok(fm.post("/tuner/0/muted", {"muted": name in "ace"}))
         ok(fm.post("/tuner/0/state", {"state": 1 if name in "ace" else 2}))
@@ -842,6 +893,8 @@ def test_bodies_are_json_unless_stated_otherwise(fm):
 
 
 def test_password_change_keeps_tokens(fm):
+    """fm-monitor-api.md, Configuration: `POST /conf/password` "admin", "effective immediately";
+    Authentication 5: "Changing a password does not invalidate tokens already issued for that role"."""
     user = user_api(fm)
     old_user_token = user.token
     refused(user.post("/conf/password", {"role": "user", "password": "x"}), 401)
@@ -864,6 +917,8 @@ def test_password_change_keeps_tokens(fm):
 
 
 def test_conf_round_trip_changes_nothing(fm):
+    """fm-monitor-api.md, System: `GET /conf` "complete configuration as `application/json`", `POST /conf`
+    "configuration object obtained from `GET /conf`", role admin (user: 401)."""
     ok(fm.post("/tuner/0/scan"))
     ok(fm.post("/tuner/4/thresholds", {"thresholds": {"snr": {"min": 12}}}))
     ok(fm.post("/tuner/4/schedule", {"active": True, "events": {"monday": [{"minute": 5, "state": 2}]}}))
@@ -892,6 +947,8 @@ def test_conf_round_trip_changes_nothing(fm):
 
 
 def test_conf_validation_names_paths(fm):
+    """fm-monitor-api.md, Errors: "any other status uses the error body" (`code`, `message`); a refused
+    `POST /conf` changes nothing (README: validation completes first)."""
     conf = ok(fm.get("/conf"))
 
     def variant(edit):
@@ -926,6 +983,8 @@ def test_conf_validation_names_paths(fm):
 
 
 def test_conf_changes_are_applied(fm):
+    """fm-monitor-api.md, System: `POST /conf` "overwrites all settings, including network"; States:
+    "network or hostname or log configuration change ... `reboot_needed` ... true"."""
     conf = ok(fm.get("/conf"))
     freq = stations_on_air(fm, 30)[0]
     conf["tuners"][2].update(name="Relay", frequency=freq, state=1, muted=True)
@@ -957,6 +1016,9 @@ def test_conf_changes_are_applied(fm):
 
 
 def test_network_hostname_log_pending_until_reboot(fm):
+    """fm-monitor-api.md, Configuration: `POST /conf/network`, `/conf/hostname`, `/conf/log`
+    "effective after reboot"; States: `reboot_needed` false to true on "network or hostname or log
+    configuration change", "Change takes effect after reboot"."""
     device = fm.device
     network = ok(fm.get("/conf/network"))
     assert set(network) == {"hostname", "dhcp", "mac", "address", "netmask", "gateway", "dns"}
@@ -1009,15 +1071,19 @@ def test_network_hostname_log_pending_until_reboot(fm):
 
 
 def test_factory_reset(fm):
+    """fm-monitor-api.md, System: `POST /system/factory_reset` | admin | "wipes all configuration and reboots";
+    Authentication 7: "Factory reset restores default credentials"."""
     ok(fm.post("/tuner/0/scan"))
     ok(fm.post("/tuner/1/settings", {"name": "Changed"}))
     ok(fm.post("/conf/password", {"role": "admin", "password": "other"}))
+    ok(fm.post("/conf/password", {"role": "user", "password": "another"}))
     old = fm.token
     ok(fm.post("/system/factory_reset"))
     wait_for(lambda: fm.device.down, timeout=5)
     wait_for(lambda: not fm.device.down, timeout=10)
     refused(fm.get("/status", token=old), 401)
     ok(fm.login("admin", "admin"))
+    assert ok(Api(fm.device).login("user", "user"))["role"] == "user"  # both roles' default credentials
     assert tuner(fm, 1)["name"] == "Tuner 2"
     assert ok(fm.get("/stations/all")) == [] and alerts(fm)["total"] == 0
     assert ok(fm.get("/status"))["reboot_needed"] is False
