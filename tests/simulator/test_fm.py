@@ -411,6 +411,24 @@ def test_thresholds(fm):
     refused(fm.post("/tuners/all/thresholds", {"thresholds": {"snr": {"max": 200}}}), 400, "thresholds.snr.max")
 
 
+def test_threshold_values_that_disable_the_alert(fm):
+    """fm-monitor-api.md, Thresholds: "Value that disables the alert": rssi 0, snr 0, multipath 100,
+    stereoblend 0, audiol/audior 0."""
+    quiet = empty_frequency(fm)
+    disabled = {name: {"min": 0, "max": 0} for name in ("rssi", "snr", "stereoblend", "audiol", "audior")}
+    disabled["multipath"] = {"max": 100}
+    ok(fm.post("/tuner/0/thresholds", {"rssi_interval": 1, "thresholds": disabled}))
+    ok(fm.post("/tuner/1/thresholds", {"rssi_interval": 1}))
+    for tid in (0, 1):
+        ok(fm.post("/tuner/%d/settings" % tid, {"frequency": quiet}))
+        ok(settled(lambda: fm.post("/tuner/%d/state" % tid, {"state": 1})))
+    # both tuners measure the same empty frequency over the same intervals: only the one with
+    # the factory bounds (rssi min 20, snr min 10) raises alerts
+    wait_for(lambda: alerts(fm, id=[1])["total"] == 2, timeout=3)
+    assert alerts(fm, id=[0]) == {"total": 0, "alerts": []}
+    assert tuner(fm, 0)["quality"]["alarms"] == "" and tuner(fm, 1)["quality"]["alarms"] == "rfl_low snr_low"
+
+
 def test_schedule_shape_and_validation(fm):
     """fm-monitor-api.md, Resources, Schedule: "`events` maps a lower-case day name to an array of
     `{minute, state}` where `minute` is integer 0 to 1439 ... and `state` is 0, 1 or 2"; Limits:

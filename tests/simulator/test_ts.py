@@ -4,6 +4,7 @@ Time-scale is 0.01 in the fixture: one simulated second lasts 10 ms, an error ev
 every ~0.2 s per monitored input, a reboot takes 0.6 s.
 """
 
+import base64
 import calendar
 import csv
 import io
@@ -234,7 +235,8 @@ def test_bodies_are_json_unless_stated_otherwise(ts):
 
 def test_login(ts):
     """ts-analyzer-api.md, Authentication 3: "Success returns `role` and `token`"; 7: "wrong credentials on login give
-    405"; 2: `GET /system/alive` needs no token."""
+    405"; 2: `GET /system/alive` needs no token; 1: "bearer token (JWT)"; 6: "Tokens do not expire
+    automatically" (no `exp` claim)."""
     response = ts.login("admin")
     assert response.status_code == 200
     assert response.json()["role"] == "admin" and len(response.json()["token"]) > 20
@@ -242,6 +244,11 @@ def test_login(ts):
     refused(ts.login("admin", "wrong"), 405)
     refused(ts.login("root", "admin"), 405)
     assert ts.get("/system/alive", token=False).json()["alive"] is True
+    token = ts.token  # from the last successful login, as role user
+    header, claims, signature = token.split(".")
+    assert json.loads(base64.urlsafe_b64decode(header + "==")) == {"alg": "HS256", "typ": "JWT"}
+    claims = json.loads(base64.urlsafe_b64decode(claims + "=="))
+    assert claims["role"] == "user" and "exp" not in claims and signature  # tokens do not expire
 
 
 def test_password_change(ts):

@@ -9,9 +9,12 @@ so a unit with the same seed and history shows the same stream. Shapes chosen wh
 document says "not shown" are listed in ``README.ts.md``.
 """
 
+import base64
 import bisect
 import csv
 import functools
+import hashlib
+import hmac
 import html
 import io
 import ipaddress
@@ -621,6 +624,10 @@ PAGE = """<!DOCTYPE html>
 """
 
 
+def _b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
 class TsAnalyzer(Device):
     kind = "ts_analyzer"
     login_path = "/user/login"
@@ -932,6 +939,16 @@ class TsAnalyzer(Device):
         self.save()
 
     # -- authentication -----------------------------------------------------------------------
+    def new_token(self, role):
+        """Authentication 1: "bearer token (JWT)": header.payload.signature, HS256 under a key of
+        this unit. No `exp` claim: "Tokens do not expire automatically"."""
+        key = self.__dict__.setdefault("_jwt_key", secrets.token_bytes(32))
+        header = _b64url(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
+        claims = {"sub": role, "role": role, "iat": int(time.time()), "jti": secrets.token_hex(12)}
+        payload = _b64url(json.dumps(claims, separators=(",", ":")).encode())
+        signature = hmac.new(key, ("%s.%s" % (header, payload)).encode(), hashlib.sha256).digest()
+        return "%s.%s.%s" % (header, payload, _b64url(signature))
+
     @endpoint("POST", "/user/login", kind="login", role=None)
     async def user_login(self, call):
         role, token = self.login(call.body)
