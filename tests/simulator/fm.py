@@ -1025,6 +1025,7 @@ class FmMonitor(Device):
             self._live.pop(id(request), None)
         return response
 
+    # -- stations -----------------------------------------------------------------------
     def find_station(self, sid):
         for station in self.state["stations"]:
             if station["station_id"] == sid:
