@@ -178,8 +178,6 @@ def test_admin_routes_refuse_the_user_role_with_401(fm):
         assert response.status_code not in (401, 403), (method, path, response.text)
 
 
-
-
 def test_login_tokens_and_roles(fm):
     """fm-monitor-api.md, Authentication 2: "`POST /login` (body `role`, `password`, `keep_logged_in`
     boolean) returns `role` and `token`"; 6: "A missing or invalid token, or insufficient role, returns 401"
