@@ -31,6 +31,7 @@ LEVELS = ("trace", "debug", "info", "warning", "error", "critical")
 SCAN_SECONDS = 10.0     # a full band scan (document: up to 10 s), before --time-scale
 SWITCH_SECONDS = 0.3    # a tuner re-tuning to another frequency answers 503 meanwhile
 MIN_PERIOD = 0.01       # shortest measurement interval in real seconds, whatever the scale
+FRAGMENT_SECONDS = 0.5  # simulated media time per live.mp4 fragment, before --time-scale
 CATCH_UP = 50           # intervals evaluated per tuner and request at most
 ALERTS_KEEP = 10000
 MAX_EVENTS_PER_DAY = 100
@@ -455,6 +456,19 @@ class FmMonitor(Device):
         self._open = {}           # tuner_id -> {alert type: open alert record}
         self._eval_t = {}         # tuner_id -> real time of the last evaluation
         self._saved_at = 0.0
+        self._live = {}           # id -> request, for each live.mp4 stream being served now
+
+    @property
+    def live_streams(self):
+        """How many live.mp4 clients are being served (returns to 0 when they have all left)."""
+        return len(self._live)
+
+    async def stop(self):
+        # An endless stream would hold the server's graceful shutdown for its whole timeout.
+        for request in list(self._live.values()):
+            if request.transport is not None:
+                request.transport.abort()
+        await super().stop()
 
     def factory_state(self):
         return {
@@ -983,19 +997,32 @@ class FmMonitor(Device):
 
     @endpoint("GET", "/tuner/{tuner_id}/live.mp4", kind="read", role=None)
     async def tuner_mp4(self, call):
+        """Endless chunked video/mp4 until the client closes: one fragment per 0.5 s of
+        simulated time. A reboot or factory reset ends it by dropping the connection."""
         tuner = self.tuner(call)
+        tid, boot, state = tuner["tuner_id"], self._boot, self.state
+        request = call.request
         response = web.StreamResponse(headers={"Content-Type": "video/mp4", "Cache-Control": "no-cache"})
         response.enable_chunked_encoding()
-        await response.prepare(call.request)
+        self._live[id(request)] = request
         try:
+            await response.prepare(request)
             await response.write(mp4_box(b"ftyp", b"isom\x00\x00\x02\x00isomiso6mp41"))
-            for number in range(4):
-                await asyncio.sleep(self.delay(0.5))
-                payload = bytes(mix(self.seed, tuner["tuner_id"], number, i) & 255 for i in range(256))
-                await response.write(mp4_box(b"moof", number.to_bytes(4, "big")) + mp4_box(b"mdat", payload))
-            await response.write_eof()
+            number = 0
+            while True:
+                await asyncio.sleep(self.delay(FRAGMENT_SECONDS))
+                if self.down or self._boot != boot or self.state is not state:
+                    if request.transport is not None:
+                        request.transport.abort()  # the unit went away under this connection
+                    break
+                if request.transport is None or request.transport.is_closing():
+                    break  # the client closed
+                await response.write(live_fragment(self.seed, tid, number))
+                number += 1
         except ConnectionResetError:
-            pass  # the client went away, as players do
+            pass  # the client went away between two fragments, as players do
+        finally:
+            self._live.pop(id(request), None)
         return response
 
     # -- stations -----------------------------------------------------------------------
@@ -1275,6 +1302,13 @@ def escape(text):
 
 def mp4_box(kind, payload):
     return (8 + len(payload)).to_bytes(4, "big") + kind + payload
+
+
+def live_fragment(seed, tuner_id, number):
+    """Fragment ``number`` of a tuner's live stream: a ``moof`` box carrying the sequence
+    number, then an ``mdat`` of 256 bytes fixed per seed, tuner and number."""
+    payload = bytes(mix(seed, tuner_id, number, i) & 255 for i in range(256))
+    return mp4_box(b"moof", (number & 0xFFFFFFFF).to_bytes(4, "big")) + mp4_box(b"mdat", payload)
 
 
 MIB = """FM-MONITOR-MIB DEFINITIONS ::= BEGIN

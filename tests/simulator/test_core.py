@@ -43,6 +43,8 @@ def start_cli(tmp_path, *args):
 
 
 def test_cli_starts_fleet_writes_inventory_and_stops_on_sigterm(tmp_path):
+    """No document sentence: the simulator's command line (README,
+    Running a fleet)."""
     proc, inventory = start_cli(tmp_path, "--ts", "2", "--fm", "1", "--address", "127.0.77.1", "--port", "0",
                                 "--time-scale", "0.01")
     try:
@@ -65,18 +67,43 @@ def test_cli_starts_fleet_writes_inventory_and_stops_on_sigterm(tmp_path):
 
 
 def test_cli_refuses_non_loopback_address(tmp_path):
+    """GUIDE and README: never a non-loopback address; the documents' factory addresses
+    (172.16.112.1, 192.168.112.1) are refused."""
     proc = start_cli(tmp_path, "--ts", "1", "--address", "172.16.112.1")[0]
     assert proc.wait(10) == 2
     assert "refusing non-loopback address 172.16.112.1" in proc.stderr.read()
 
 
 def test_cli_rejects_bad_fault_spec(tmp_path):
+    """No document sentence: the simulator's fault rules (README, Faults)."""
     proc = start_cli(tmp_path, "--ts", "1", "--address", "127.0.78.1", "--port", "0", "--faults", "ts-001:explode")[0]
     assert proc.wait(10) == 2
     assert "fault kind must be one of" in proc.stderr.read()
 
 
+def test_cli_ts_role_denied_picks_the_analyzer_variant(tmp_path):
+    """Open choice (README, analyzer "Status codes not given"): a user token on an admin route
+    gets 403 or 401; ts-analyzer-api.md names 401 only for "a missing or invalid token"."""
+    proc, inventory = start_cli(tmp_path, "--ts", "1", "--fm", "1", "--address", "127.0.76.1", "--port", "0",
+                                "--time-scale", "0.01", "--ts-role-denied", "401")
+    try:
+        assert proc.stdout.readline().startswith("ready: 2 devices")
+        hosts = yaml.safe_load(inventory.read_text())["all"]["children"]["ts_analyzers"]["hosts"]
+        base = "http://%s:%d/api" % (hosts["ts-001"]["ansible_host"], hosts["ts-001"]["device_port"])
+        token = requests.post(base + "/user/login", json={"role": "user", "password": "user"}, timeout=5).json()
+        refused = requests.post(base + "/system/reboot", headers={"Authorization": "Bearer " + token["token"]},
+                                timeout=5)
+        assert refused.status_code == 401 and refused.json() == {"code": 401,
+                                                                 "message": "This operation needs the admin role"}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+    bad = start_cli(tmp_path, "--ts", "1", "--address", "127.0.76.1", "--ts-role-denied", "404")[0]
+    assert bad.wait(10) == 2 and "--ts-role-denied" in bad.stderr.read()
+
+
 def test_addresses_are_consecutive_and_loopback_only():
+    """No document sentence: loopback addresses only (README, Running a fleet)."""
     assert loopback_addresses("127.0.10.253", 3) == ["127.0.10.253", "127.0.10.254", "127.0.11.1"]
     with pytest.raises(ValueError):
         loopback_addresses("10.0.0.1", 1)
@@ -85,6 +112,8 @@ def test_addresses_are_consecutive_and_loopback_only():
 # -- auth and request log ----------------------------------------------------------------
 
 def test_request_log_counts_kinds_and_never_holds_query_strings(ts):
+    """No document sentence: the control path's request log (README);
+    query strings may carry the one-time download token of ts-analyzer-api.md, Authentication 9."""
     ts.get("/system/log", params={"limit": 5, "token": "one-time-secret"})
     ts.get("/system/log", token="forged")
     log = ts.sim("GET", "/requests").json()
@@ -97,6 +126,8 @@ def test_request_log_counts_kinds_and_never_holds_query_strings(ts):
 
 
 def test_system_log_paging(ts):
+    """ts-analyzer-api.md, Limits: "`GET /system/log` returns the last 100 entries by default"; fm-monitor-api.md:
+    `from_id` (id >= value), `till_id` (id < value), `limit` (the same code serves both devices)."""
     device = ts.device
     for n in range(150):
         device.log("info", "entry %d" % n)
@@ -118,6 +149,8 @@ def set_faults(api, rules):
 
 
 def test_fault_503_for_a_number_of_requests(ts):
+    """fm-monitor-api.md, Errors: "503 temporarily unavailable, retry after a short delay" -
+    injected (README, Faults)."""
     set_faults(ts, [{"kind": "unavailable", "count": 2}])
     statuses = [ts.get("/system/log").status_code for attempt in range(3)]
     assert statuses == [503, 503, 200]
@@ -126,6 +159,7 @@ def test_fault_503_for_a_number_of_requests(ts):
 
 
 def test_fault_503_for_seconds_and_500_for_writes_only(ts):
+    """No document sentence: injected faults (README, Faults)."""
     set_faults(ts, [{"kind": "unavailable", "seconds": 0.3}])
     assert ts.get("/system/log").status_code == 503
     time.sleep(0.35)
@@ -136,6 +170,7 @@ def test_fault_503_for_seconds_and_500_for_writes_only(ts):
 
 
 def test_fault_drop_before_and_after_acting(ts):
+    """No document sentence: injected faults (README, Faults)."""
     set_faults(ts, [{"kind": "drop", "count": 1, "path": "/api/system/log"}])
     with pytest.raises(requests.ConnectionError):
         ts.get("/system/log")
@@ -148,6 +183,7 @@ def test_fault_drop_before_and_after_acting(ts):
 
 
 def test_fault_latency_and_bad_rules(ts):
+    """No document sentence: injected faults (README, Faults)."""
     set_faults(ts, [{"kind": "latency", "seconds": 0.2}])
     started = time.monotonic()
     assert ts.get("/system/log").status_code == 200
@@ -158,6 +194,7 @@ def test_fault_latency_and_bad_rules(ts):
 
 
 def test_seeded_error_rate_is_deterministic():
+    """No document sentence: faults repeat per `--seed` (README)."""
     def pattern(seed):
         fleet = Fleet(ts=1, address="127.0.79.1", port=0, seed=seed)
         device = fleet.devices[0]
@@ -172,6 +209,8 @@ def test_seeded_error_rate_is_deterministic():
 # -- reboot, persistence, factory reset --------------------------------------------------
 
 def test_reboot_takes_the_device_away_for_the_scaled_gap(ts):
+    """fm-monitor-api.md, Limits: "Restart after reboot | device unreachable about 60
+    seconds"; ts-analyzer-api.md: `/system/reboot` "reboot immediately"."""
     started = time.monotonic()
     assert ts.post("/system/reboot").status_code == 200
     assert wait_alive(ts, up=False, limit=2)
@@ -192,6 +231,7 @@ def test_reboot_and_factory_reset_asked_together_make_one_reboot_into_factory_st
 
 
 def test_reboot_gap_fault_and_never_return(fleet):
+    """No document sentence: injected reboot faults (README, Faults)."""
     api = Api(fleet.fleet.of_kind("ts_analyzer")[1])
     api.reset()
     api.login()
@@ -210,6 +250,8 @@ def test_reboot_gap_fault_and_never_return(fleet):
 
 
 def test_state_persists_across_simulator_restart_and_factory_reset_wipes_it(tmp_path):
+    """fm-monitor-api.md, System: factory reset "wipes all
+    configuration"; Events: alerts "persist across reboots" (here across a simulator restart, README)."""
     address = "127.0.81.1"
     with running_fleet(ts=0, fm=1, address=address, state_dir=str(tmp_path), time_scale=0.005) as first:
         api = Api(first.devices[0])
@@ -232,6 +274,8 @@ def test_state_persists_across_simulator_restart_and_factory_reset_wipes_it(tmp_
 
 
 def test_network_change_moves_device_to_new_loopback_address_at_reboot():
+    """fm-monitor-api.md, Configuration: `POST /conf/network`
+    "effective after reboot" (the unit answers at its new address only after it)."""
     with running_fleet(ts=0, fm=1, address="127.0.82.1", time_scale=0.005) as runner:
         device = runner.devices[0]
         runner.call(lambda: device.state["network"].update(address="127.0.82.50"))
@@ -260,6 +304,8 @@ def upload(api, blob):
     ({"tamper": True}, "altered bundle"),
 ])
 def test_firmware_bad_bundles_are_refused_and_nothing_changes(fm, bad, reason):
+    """fm-monitor-api.md, System: `POST /system/upgrade` "unsigned or altered
+    packages are rejected"; NOTES.md: "an unsigned or altered bundle is refused and nothing is installed"."""
     before = fm.get("/status").json()["versions"]["package_ver"]
     response = upload(fm, swu.build("9.9.9", **bad))
     assert response.status_code == 400
@@ -296,6 +342,8 @@ def test_upgrade_behaviour_is_checked_per_model():
 
 
 def test_swu_tool_builds_bundles_and_reads_their_version(tmp_path):
+    """NOTES.md, Firmware bundles: a `newc` cpio archive whose first member
+    is `sw-description` carrying the `version`, optionally followed by `sw-description.sig`."""
     good, bad = tmp_path / "good.swu", tmp_path / "bad.swu"
     for path, extra in ((good, []), (bad, ["--tamper"])):
         subprocess.run([sys.executable, "-m", "tests.simulator.swu", "build", "--version", "3.1.0", "--out", str(path)]
@@ -310,6 +358,7 @@ def test_swu_tool_builds_bundles_and_reads_their_version(tmp_path):
 # -- scale -----------------------------------------------------------------------------------
 
 def test_two_hundred_devices_in_one_process():
+    """No document sentence: the fleet's scale (README, Measured)."""
     with running_fleet(ts=100, fm=100, time_scale=0.01) as runner:
         assert len({d.address for d in runner.devices}) == 200
         session = requests.Session()

@@ -1,5 +1,6 @@
 """The FM monitor model over real HTTP: every endpoint, its roles, its refusals, its timing."""
 
+import asyncio
 import json
 import threading
 import time
@@ -83,7 +84,104 @@ def alerts(api, **kwargs):
 # -- auth and roles -----------------------------------------------------------------------
 
 
+# Every route of fm-monitor-api.md with its Roles column: (method, path, least role); None = no token.
+ROUTES = [
+    ("POST", "/login", None),
+    ("GET", "/tuners/all", "user"),
+    ("GET", "/tuner/{tuner_id}", "user"),
+    ("POST", "/tuner/{tuner_id}/settings", "user"),
+    ("POST", "/tuners/all/settings", "user"),
+    ("POST", "/tuner/{tuner_id}/state", "admin"),
+    ("POST", "/tuner/{tuner_id}/station", "admin"),
+    ("POST", "/tuner/{tuner_id}/scan", "user"),
+    ("POST", "/tuner/{tuner_id}/stream", "user"),
+    ("POST", "/tuner/{tuner_id}/muted", "user"),
+    ("POST", "/tuner/{tuner_id}/thresholds", "user"),
+    ("POST", "/tuners/all/thresholds", "user"),
+    ("POST", "/tuner/{tuner_id}/schedule", "user"),
+    ("POST", "/tuners/all/schedule", "user"),
+    ("GET", "/tuner/{tuner_id}/live.m3u8", None),
+    ("GET", "/tuner/{tuner_id}/live.mp4", None),
+    ("GET", "/stations/all", "user"),
+    ("GET", "/station/{station_id}", "user"),
+    ("DELETE", "/station/{station_id}", "user"),
+    ("DELETE", "/stations/all", "user"),
+    ("POST", "/alerts", "user"),
+    ("POST", "/alerts/csv", "user"),
+    ("DELETE", "/alerts", "user"),
+    ("GET", "/system/alive", None),
+    ("GET", "/status", "user"),
+    ("GET", "/system/log", "user"),
+    ("POST", "/system/reboot", "admin"),
+    ("POST", "/system/factory_reset", "admin"),
+    ("POST", "/system/upgrade", "admin"),
+    ("GET", "/playlist", "user"),
+    ("GET", "/mib", "user"),
+    ("GET", "/valid_bitrates", "user"),
+    ("GET", "/conf", "user"),
+    ("POST", "/conf", "admin"),
+    ("GET", "/conf/network", "user"),
+    ("POST", "/conf/network", "admin"),
+    ("POST", "/conf/hostname", "admin"),
+    ("GET", "/conf/datetime", "user"),
+    ("POST", "/conf/datetime", "admin"),
+    ("GET", "/conf/log", "user"),
+    ("POST", "/conf/log", "admin"),
+    ("POST", "/conf/password", "admin"),
+    ("POST", "/monitor", "user"),
+]
+
+
+def concrete(path):
+    return path.replace("{tuner_id}", "0").replace("{station_id}", "0")
+
+
+def test_route_table_is_the_documents(fm):
+    """fm-monitor-api.md, Endpoints: every path with its "Roles" column is served, and nothing
+    else under /api ("All paths relative to `{base_url}`")."""
+    served = sorted((method, path, role) for (method, path, _kind, role), _handler in fm.device._routes())
+    assert served == sorted(ROUTES)
+
+
+def test_every_route_but_four_needs_a_token(fm):
+    """fm-monitor-api.md, Authentication 3: "No token is needed for `POST /login`, `GET /system/alive`,
+    `GET /tuner/{tuner_id}/live.m3u8` and `GET /tuner/{tuner_id}/live.mp4`"; 6: "A missing or invalid
+    token ... returns 401"."""
+    for method, path, role in ROUTES:
+        if role is None:
+            continue
+        refused(fm.request(method, concrete(path), token=False, json={}), 401)
+        refused(fm.request(method, concrete(path), token="not-a-token", json={}), 401)
+    assert ok(fm.get("/system/alive", token=False))["alive"] is True
+    assert fm.get("/tuner/0/live.m3u8", token=False).status_code == 200
+    assert ok(fm.post("/login", {"role": "user", "password": "user"}, token=False))["role"] == "user"
+    assert {r["status"] for r in fm.device.writes()} == {401}  # nothing done without a valid token
+
+
+def test_admin_routes_refuse_the_user_role_with_401(fm):
+    """fm-monitor-api.md, Endpoints: "an admin-only endpoint called with a user token returns 401";
+    Authentication 4: `user` has "read access and basic control", `admin` also "state, station tuning,
+    configuration changes, password management, reboot, firmware upgrade, factory reset and
+    configuration upload"."""
+    user = user_api(fm)
+    before = ok(fm.get("/conf"))
+    for method, path, role in ROUTES:
+        if role != "admin":
+            continue
+        refused(user.request(method, concrete(path), json={}), 401, "admin")
+    assert [r["status"] for r in fm.device.writes()] == [401] * len([r for r in ROUTES if r[2] == "admin"])
+    assert ok(fm.get("/conf")) == before and not fm.device.down
+    for method, path, role in ROUTES:
+        if role != "user":
+            continue
+        response = user.request(method, concrete(path), json={})
+        assert response.status_code not in (401, 403), (method, path, response.text)
+
+
 def test_login_tokens_and_roles(fm):
+    """fm-monitor-api.md, Authentication 2: "`POST /login` (body `role`, `password`, `keep_logged_in`
+    boolean) returns `role` and `token`"; 6: "A missing or invalid token, or insufficient role, returns 401"
+    (a failed login too); 8: lifetime with `keep_logged_in` false "not shown" (README: no expiry)."""
     refused(fm.login("admin", "wrong"), 401)
     refused(fm.post("/login", {"role": "root", "password": "x"}, token=False), 401)
     refused(fm.post("/login", {"role": "admin", "password": "admin", "keep_logged_in": "yes"}, token=False),
@@ -110,6 +208,8 @@ def test_login_tokens_and_roles(fm):
 
 
 def test_factory_tuners(fm):
+    """fm-monitor-api.md, Resources, Tuner: the fields `tuner_id` ... `hw_settings`; "Tuner ids are zero-based
+    integers"; `GET /tuners/all` "array of Tuner", `GET /tuner/{tuner_id}` "Tuner" (404 past the last)."""
     tuners = ok(fm.get("/tuners/all"))
     assert [t["tuner_id"] for t in tuners] == list(range(8))
     four = tuners[3]
@@ -134,6 +234,10 @@ def test_factory_tuners(fm):
 
 
 def test_settings_validation_and_merge(fm):
+    """fm-monitor-api.md, Tuners: `POST /tuner/{tuner_id}/settings` (`name`, `frequency`, `hw_settings`),
+    `POST /tuners/all/settings` "applies to all tuners"; Hardware settings: `channel_filter` "0 to 4",
+    `deemphasis` "1 = 75 microseconds, 2 = 50 microseconds", `lna_gain` ">= 0", `rssi_threshold` ">= 0";
+    "Frequencies are integers in kHz"."""
     ok(fm.post("/tuner/2/settings", {"name": "Studio feed", "hw_settings": {"channel_filter": 3}}))
     two = tuner(fm, 2)
     assert two["name"] == "Studio feed" and two["frequency"] == 87500
@@ -170,6 +274,9 @@ def test_settings_validation_and_merge(fm):
 
 
 def test_state_and_measurements(fm):
+    """fm-monitor-api.md, States: `POST /tuner/{tuner_id}/state` with `state`, "admin role": "0: off, no
+    measurements; 1: actively monitoring; 2: paused, configuration kept"; Tuner `tuned` "Locked onto the
+    frequency", `signal_ok` "Signal above the RSSI threshold"; a user token gets 401."""
     user = user_api(fm)
     on_air = stations_on_air(fm)
     freq = on_air[0]
@@ -202,6 +309,8 @@ def test_state_and_measurements(fm):
 
 
 def test_switching_answers_503_briefly(fm):
+    """fm-monitor-api.md, Errors: "503 temporarily unavailable, retry after a short delay (during a
+    band scan and tuner switching)"."""
     ok(fm.post("/tuner/5/settings", {"frequency": 100000}))
     # the switch lasts 0.3 s x time-scale; afterwards the tuner answers again
     wait_for(lambda: fm.get("/tuner/5").status_code == 200, timeout=2)
@@ -211,6 +320,9 @@ def test_switching_answers_503_briefly(fm):
 
 
 def test_stream_and_playlist(fm):
+    """fm-monitor-api.md, States: `POST /tuner/{tuner_id}/stream` with `enabled` true: "Streaming to the given
+    url", false: "Streaming stops"; Limits: "Stream bitrates (kbps) | 64, 96, 128, 192, 256, 320";
+    System: `GET /playlist` "`application/xspf+xml` with stream URLs of active channels"."""
     user = user_api(fm)
     freq = stations_on_air(fm)[1]
     ok(fm.post("/tuner/1/settings", {"frequency": freq}))
@@ -248,6 +360,8 @@ def test_stream_and_playlist(fm):
 
 
 def test_muted_and_monitor(fm):
+    """fm-monitor-api.md, States: `POST /tuner/{tuner_id}/muted` "as `muted` sent"; Configuration: `POST /monitor`
+    "`tuner_id` (integer), `mute` (integer: 0 = unmuted, 16 = muted)", roles "user, admin"."""
     user = user_api(fm)
     ok(user.post("/tuner/4/muted", {"muted": True}))
     assert tuner(fm, 4)["muted"] is True
@@ -262,6 +376,8 @@ def test_muted_and_monitor(fm):
 
 
 def test_thresholds(fm):
+    """fm-monitor-api.md, Resources, Thresholds (request shape) and the table "Metric | Min | Max": rssi 0-127,
+    multipath 0-100 ...; `POST /tuners/all/thresholds` "same shape", "applies to all tuners"."""
     ok(fm.post("/tuner/3/thresholds", {"rssi_interval": 5, "thresholds": {"tuner_id": 3, "snr": {"min": 15},
                                                                           "rds": {"sync_lost": True}}}))
     three = tuner(fm, 3)["thresholds"]
@@ -293,7 +409,28 @@ def test_thresholds(fm):
     refused(fm.post("/tuners/all/thresholds", {"thresholds": {"snr": {"max": 200}}}), 400, "thresholds.snr.max")
 
 
+def test_threshold_values_that_disable_the_alert(fm):
+    """fm-monitor-api.md, Thresholds: "Value that disables the alert": rssi 0, snr 0, multipath 100,
+    stereoblend 0, audiol/audior 0."""
+    quiet = empty_frequency(fm)
+    disabled = {name: {"min": 0, "max": 0} for name in ("rssi", "snr", "stereoblend", "audiol", "audior")}
+    disabled["multipath"] = {"max": 100}
+    ok(fm.post("/tuner/0/thresholds", {"rssi_interval": 1, "thresholds": disabled}))
+    ok(fm.post("/tuner/1/thresholds", {"rssi_interval": 1}))
+    for tid in (0, 1):
+        ok(fm.post("/tuner/%d/settings" % tid, {"frequency": quiet}))
+        ok(settled(lambda: fm.post("/tuner/%d/state" % tid, {"state": 1})))
+    # both tuners measure the same empty frequency over the same intervals: only the one with
+    # the factory bounds (rssi min 20, snr min 10) raises alerts
+    wait_for(lambda: alerts(fm, id=[1])["total"] == 2, timeout=3)
+    assert alerts(fm, id=[0]) == {"total": 0, "alerts": []}
+    assert tuner(fm, 0)["quality"]["alarms"] == "" and tuner(fm, 1)["quality"]["alarms"] == "rfl_low snr_low"
+
+
 def test_schedule_shape_and_validation(fm):
+    """fm-monitor-api.md, Resources, Schedule: "`events` maps a lower-case day name to an array of
+    `{minute, state}` where `minute` is integer 0 to 1439 ... and `state` is 0, 1 or 2"; Limits:
+    "Schedule `minute` | 0 to 1439"; `POST /tuners/all/schedule` "applies to all tuners"."""
     events = {"monday": [{"minute": 600, "state": 1}, {"minute": 30, "state": 0}],
               "sunday": [{"minute": 1439, "state": 2}]}
     ok(fm.post("/tuner/5/schedule", {"active": True, "events": events}))
@@ -329,6 +466,8 @@ def test_schedule_shape_and_validation(fm):
 
 
 def test_schedule_event_changes_state_when_reached(fm):
+    """fm-monitor-api.md, States: "a schedule event is reached | schedule `active` is true
+    and day and minute match | state of the event"."""
     # Monday 2024-01-01, 10:00:59.5 local time at UTC+2; the event is at 10:01 (minute 601)
     ok(fm.post("/conf/datetime", {"enable_ntp": False, "datetime": "2024-01-01T10:00:59.500+02:00", "timezone": 2}))
     ok(fm.post("/tuner/2/schedule", {"active": True, "events": {"monday": [{"minute": 601, "state": 1}]}}))
@@ -343,6 +482,9 @@ def test_schedule_event_changes_state_when_reached(fm):
 
 
 def test_datetime(fm):
+    """fm-monitor-api.md, Configuration: `POST /conf/datetime` "`enable_ntp` (boolean, required), `datetime` (string,
+    required, used when NTP is off), `timezone` (integer, required), `ntp_servers` (array, optional);
+    effective immediately"; Date and time object: `timezone` "integer UTC offset in hours"."""
     factory = ok(fm.get("/conf/datetime"))
     assert factory["enable_ntp"] is True and factory["timezone"] == 0 and factory["ntp_servers"] == ["pool.ntp.org"]
     shown = time.mktime(time.strptime(factory["datetime"][:19], "%Y-%m-%dT%H:%M:%S"))
@@ -376,6 +518,8 @@ def test_datetime(fm):
 
 
 def test_scan_fills_station_list(fm):
+    """fm-monitor-api.md, States: scan "found stations are added to the global station list"; Station:
+    "`station_id` ... Assigned sequentially at scan time"; Tuners: scan query `async` "0 or 1, default 0"."""
     found = ok(fm.post("/tuner/0/scan"))
     expected = stations_on_air(fm, 20)  # factory lock threshold 20
     assert [s["frequency"] for s in found] == expected
@@ -394,6 +538,9 @@ def test_scan_fills_station_list(fm):
 
 
 def test_stations_and_tuning(fm):
+    """fm-monitor-api.md, Stations: `DELETE /station/{station_id}` "removes one record; tuners unaffected",
+    `DELETE /stations/all` "removes all records; tuners unaffected"; Tuners: `POST /tuner/{tuner_id}/station`
+    role "admin" (user: 401)."""
     found = ok(fm.post("/tuner/7/scan"))
     user = user_api(fm)
     first = ok(fm.get("/station/1"))
@@ -419,6 +566,9 @@ def test_stations_and_tuning(fm):
 
 
 def test_scan_timing_busy_and_async():
+    """fm-monitor-api.md, States: scan "Up to 10 seconds; other requests to the same tuner return 503
+    ... then idle"; Tuners: station "503 if the tuner is busy", `async` "1 uses chunked transfer for
+    streaming results"; Errors: 503 "during a band scan and tuner switching"."""
     with running_fleet(ts=0, fm=1, time_scale=0.2) as runner:
         api = Api(runner.devices[0])
         ok(api.login())
@@ -437,6 +587,7 @@ def test_scan_timing_busy_and_async():
         refused(other.get("/tuner/3"), 503, "Tuner 3 is busy")
         refused(other.post("/tuner/3/settings", {"name": "x"}), 503)
         refused(other.post("/tuner/3/scan"), 503)
+        refused(other.post("/tuner/3/station", {"station_id": 0}), 503, "Tuner 3 is busy")
         refused(other.get("/tuner/3/live.m3u8", token=False), 503)
         refused(other.post("/tuners/all/settings", {"hw_settings": {"lna_gain": 1}}), 503, "Tuner 3")
         assert ok(other.get("/tuner/4"))["tuner_id"] == 4
@@ -487,6 +638,10 @@ def _swallow(call):
 
 
 def test_alerts_accrue_close_filter_and_page(fm):
+    """fm-monitor-api.md, Alerts: `POST /alerts` (required `order`, `by`, `type` "empty = all", `id`
+    "empty = all tuners", `limit`, `offset`; optional `from`, `till` "Unix seconds") answers "`total` (integer,
+    matches before pagination), `alerts`"; `POST /alerts/csv` "`text/csv`, all alerts without pagination";
+    Events: "`quality.alarms` lists the alarms active on a tuner at present"; the 17 exact alert types."""
     quiet = empty_frequency(fm)
     for tid in (0, 1):
         ok(fm.post("/tuner/%d/settings" % tid, {"frequency": quiet}))
@@ -542,6 +697,8 @@ def test_alerts_accrue_close_filter_and_page(fm):
 
 
 def test_alerts_flap_with_tight_thresholds_and_survive_reboot(fm):
+    """fm-monitor-api.md, Events: "Threshold breaches are recorded as alert records
+    (type, tuner, start, end) and persist across reboots"."""
     freq = stations_on_air(fm, 40)[0]
     base = fm.device.band[freq]["rssi"]
     ok(fm.post("/tuner/6/thresholds", {"rssi_interval": 1, "thresholds": {"rssi": {"min": base, "margin": 0}}}))
@@ -561,6 +718,7 @@ def test_alerts_flap_with_tight_thresholds_and_survive_reboot(fm):
 
 
 def test_alert_delete_reopens_active_conditions(fm):
+    """fm-monitor-api.md, Alerts: `DELETE /alerts` "clears the whole log, no confirmation"."""
     ok(fm.post("/tuner/0/state", {"state": 1}))  # 87500 carries no station here
     wait_for(lambda: alerts(fm)["total"] == 2, timeout=3)
     ok(fm.delete("/alerts"))
@@ -572,6 +730,8 @@ def test_alert_delete_reopens_active_conditions(fm):
 
 
 def test_status_and_alive(fm):
+    """fm-monitor-api.md, Resources, Device status (its fields, `versions` and `resources`); System: `GET
+    /system/alive` | none | "`alive` (boolean), `system_uptime`, `streamer_uptime`"."""
     status = ok(fm.get("/status"))
     assert set(status) == {"hostname", "health", "tuners", "system_uptime", "streamer_uptime", "reboot_needed",
                            "monitor_tuner", "versions", "resources"}
@@ -590,6 +750,9 @@ def test_status_and_alive(fm):
 
 
 def test_files_bitrates_and_live(fm):
+    """fm-monitor-api.md, System: `GET /valid_bitrates` "values 64, 96, 128, 192, 256, 320", `GET /mib`
+    "`application/octet-stream` SNMP MIB"; Tuners: `GET /tuner/{tuner_id}/live.m3u8` | none (no token) |
+    "HLS playlist, `application/vnd.apple.mpegurl`"."""
     assert ok(fm.get("/valid_bitrates")) == {"bitrates": [64, 96, 128, 192, 256, 320]}
     mib = fm.get("/mib")
     assert mib.status_code == 200 and mib.headers["Content-Type"] == "application/octet-stream"
@@ -599,17 +762,106 @@ def test_files_bitrates_and_live(fm):
     hls = fm.get("/tuner/2/live.m3u8", token=False)
     assert hls.status_code == 200 and hls.headers["Content-Type"].startswith("application/vnd.apple.mpegurl")
     assert hls.text.startswith("#EXTM3U\n") and "live.mp4" in hls.text
-    with fm.get("/tuner/2/live.mp4", token=False, stream=True) as video:
-        assert video.status_code == 200 and video.headers["Content-Type"] == "video/mp4"
-        assert video.headers["Transfer-Encoding"] == "chunked"
-        data = b"".join(video.iter_content(None))
-    assert data[4:8] == b"ftyp" and data.count(b"mdat") == 4
     refused(fm.get("/tuner/8/live.m3u8", token=False), 404)
     refused(fm.get("/tuner/8/live.mp4", token=False), 404)
     refused(fm.get("/mib", token=False), 401)
 
 
+# -- live stream ------------------------------------------------------------------------
+
+
+class LiveClient:
+    """A client of one live.mp4 stream, reading whole MP4 boxes ``(type, payload)`` as they come."""
+
+    def __init__(self, api, tuner_id):
+        self.video = requests.get(api.base + "/api/tuner/%d/live.mp4" % tuner_id, stream=True, timeout=10)
+        self._chunks = self.video.iter_content(None)  # one iterator: a second one would start empty
+        self._buffer = b""
+        self.boxes = []
+
+    def read(self, fragments):
+        """Read on until ``fragments`` mdat boxes came in all; the boxes read so far."""
+        while sum(1 for kind, _payload in self.boxes if kind == b"mdat") < fragments:
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                raise AssertionError("the stream ended after %d boxes" % len(self.boxes))
+            self._buffer += chunk
+            while len(self._buffer) >= 8 and len(self._buffer) >= int.from_bytes(self._buffer[:4], "big"):
+                size = int.from_bytes(self._buffer[:4], "big")
+                self.boxes.append((self._buffer[4:8], self._buffer[8:size]))
+                self._buffer = self._buffer[size:]
+        return self.boxes
+
+    def close(self):
+        self.video.close()
+
+
+def loop_tasks(fleet):
+    """Tasks alive on the fleet's event loop (aiohttp's connection handlers included)."""
+    return fleet.call(lambda: len(asyncio.all_tasks()))
+
+
+def test_live_mp4_streams_until_the_client_closes_and_leaks_nothing(fm, fleet):
+    """fm-monitor-api.md, Tuners: `GET /tuner/{tuner_id}/live.mp4` | none (no token) |
+    "endless chunked `video/mp4` until the client closes"."""
+    device = fm.device
+    wait_for(lambda: fleet.call(lambda: device.live_streams) == 0)
+    tasks_before = loop_tasks(fleet)
+    client = LiveClient(fm, 2)
+    video = client.video
+    assert video.status_code == 200 and video.headers["Content-Type"] == "video/mp4"
+    assert video.headers["Transfer-Encoding"] == "chunked"
+    boxes = client.read(10)
+    assert fleet.call(lambda: device.live_streams) == 1
+    client.close()
+    assert boxes[0][0] == b"ftyp"
+    fragments = [payload for kind, payload in boxes if kind == b"moof"]
+    assert [int.from_bytes(number, "big") for number in fragments[:10]] == list(range(10))
+    # the client closed: its stream ends and takes its connection task with it
+    wait_for(lambda: fleet.call(lambda: device.live_streams) == 0)
+    wait_for(lambda: loop_tasks(fleet) <= tasks_before)
+    assert ok(fm.get("/tuner/2"))["tuner_id"] == 2  # the device serves on as before
+
+
+def test_live_mp4_several_clients_open_and_close(fm, fleet):
+    """fm-monitor-api.md, Tuners: live.mp4 is "endless chunked `video/mp4` until the client
+    closes", for each client on its own; a closed client leaves nothing behind."""
+    device = fm.device
+    wait_for(lambda: fleet.call(lambda: device.live_streams) == 0)
+    tasks_before = loop_tasks(fleet)
+    for round_number in range(3):
+        clients = [LiveClient(fm, tid) for tid in (0, 3, 3, 7)]
+        assert [client.video.status_code for client in clients] == [200] * 4
+        assert fleet.call(lambda: device.live_streams) == 4
+        for number, client in enumerate(clients):
+            client.read(2 + number + round_number)
+        for client in reversed(clients):  # closed in another order than opened, one by one
+            client.close()
+        wait_for(lambda: fleet.call(lambda: device.live_streams) == 0)
+        wait_for(lambda: loop_tasks(fleet) <= tasks_before)
+
+
+def test_live_mp4_ends_when_the_device_reboots(fm, fleet):
+    """fm-monitor-api.md, Limits: "Restart after reboot | device unreachable": a stream open
+    at the reboot does not go on from a unit that is away."""
+    client = LiveClient(fm, 1)
+    client.read(1)
+    ok(fm.post("/system/reboot"))
+    try:
+        client.read(10 ** 6)
+    except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError):
+        pass  # dropped mid-body, as by a unit that went away
+    else:
+        raise AssertionError("the stream went on through the reboot")
+    assert fm.device.down
+    client.close()
+    wait_for(lambda: fleet.call(lambda: fm.device.live_streams) == 0)
+    wait_for(lambda: not fm.device.down, timeout=10)
+
+
 def test_system_log_filters(fm):
+    """fm-monitor-api.md, System: `GET /system/log` "query `from_id` (entries with id >= value), `till_id`
+    (entries with id < value), `limit`", "array of Log entry, chronological"; Log entry fields."""
     for name in ("a", "b", "c", "d", "e"):
         ok(fm.post("/tuner/0/muted", {"muted": name in "ace"}))
         ok(fm.post("/tuner/0/state", {"state": 1 if name in "ace" else 2}))
@@ -625,7 +877,40 @@ def test_system_log_filters(fm):
     refused(fm.get("/system/log", params={"limit": "many"}), 400)
 
 
+def test_system_log_returns_the_last_100_by_default(fm, fleet):
+    """fm-monitor-api.md, System: `GET /system/log` "array of Log entry, chronological, last 100 by
+    default"; Limits: "Log entries by default | last 100"."""
+    device = fm.device
+    fleet.call(lambda: [device.log("info", "entry %d" % n, pid="test") for n in range(150)])
+    entries = ok(fm.get("/system/log"))
+    assert len(entries) == 100 and entries[-1]["msg"] == "entry 149"
+    assert [e["id"] for e in entries] == sorted(e["id"] for e in entries)  # chronological
+    assert len(ok(fm.get("/system/log", params={"limit": 120}))) == 120
+    assert ok(fm.get("/system/log", params={"from_id": entries[0]["id"], "limit": 3}))[-1] == entries[-1]
+
+
+def test_bodies_are_json_unless_stated_otherwise(fm):
+    """fm-monitor-api.md: "Bodies are JSON unless stated otherwise"; the stated ones: live.m3u8
+    `application/vnd.apple.mpegurl`, `/playlist` `application/xspf+xml`, `/mib`
+    `application/octet-stream`, `/alerts/csv` `text/csv`, `GET /conf` "as `application/json`"."""
+    stated = {"/tuner/{tuner_id}/live.m3u8": "application/vnd.apple.mpegurl", "/playlist": "application/xspf+xml",
+              "/mib": "application/octet-stream", "/tuner/{tuner_id}/live.mp4": "video/mp4"}
+    ok(fm.post("/tuner/0/scan"))
+    for method, path, _role in ROUTES:
+        if method != "GET" or path.endswith("live.mp4"):
+            continue
+        response = settled(lambda: fm.get(concrete(path)))
+        assert response.status_code == 200, (path, response.text)
+        wanted = stated.get(path, "application/json")
+        assert response.headers["Content-Type"].split(";")[0] == wanted, (path, response.headers["Content-Type"])
+        if wanted == "application/json":
+            response.json()
+    assert fm.post("/alerts/csv", {"order": "asc"}).headers["Content-Type"].startswith("text/csv")
+
+
 def test_password_change_keeps_tokens(fm):
+    """fm-monitor-api.md, Configuration: `POST /conf/password` "admin", "effective immediately";
+    Authentication 5: "Changing a password does not invalidate tokens already issued for that role"."""
     user = user_api(fm)
     old_user_token = user.token
     refused(user.post("/conf/password", {"role": "user", "password": "x"}), 401)
@@ -648,6 +933,8 @@ def test_password_change_keeps_tokens(fm):
 
 
 def test_conf_round_trip_changes_nothing(fm):
+    """fm-monitor-api.md, System: `GET /conf` "complete configuration as `application/json`", `POST /conf`
+    "configuration object obtained from `GET /conf`", role admin (user: 401)."""
     ok(fm.post("/tuner/0/scan"))
     ok(fm.post("/tuner/4/thresholds", {"thresholds": {"snr": {"min": 12}}}))
     ok(fm.post("/tuner/4/schedule", {"active": True, "events": {"monday": [{"minute": 5, "state": 2}]}}))
@@ -676,6 +963,8 @@ def test_conf_round_trip_changes_nothing(fm):
 
 
 def test_conf_validation_names_paths(fm):
+    """fm-monitor-api.md, Errors: "any other status uses the error body" (`code`, `message`); a refused
+    `POST /conf` changes nothing (README: validation completes first)."""
     conf = ok(fm.get("/conf"))
 
     def variant(edit):
@@ -710,6 +999,8 @@ def test_conf_validation_names_paths(fm):
 
 
 def test_conf_changes_are_applied(fm):
+    """fm-monitor-api.md, System: `POST /conf` "overwrites all settings, including network"; States:
+    "network or hostname or log configuration change ... `reboot_needed` ... true"."""
     conf = ok(fm.get("/conf"))
     freq = stations_on_air(fm, 30)[0]
     conf["tuners"][2].update(name="Relay", frequency=freq, state=1, muted=True)
@@ -741,6 +1032,9 @@ def test_conf_changes_are_applied(fm):
 
 
 def test_network_hostname_log_pending_until_reboot(fm):
+    """fm-monitor-api.md, Configuration: `POST /conf/network`, `/conf/hostname`, `/conf/log`
+    "effective after reboot"; States: `reboot_needed` false to true on "network or hostname or log
+    configuration change", "Change takes effect after reboot"."""
     device = fm.device
     network = ok(fm.get("/conf/network"))
     assert set(network) == {"hostname", "dhcp", "mac", "address", "netmask", "gateway", "dns"}
@@ -793,15 +1087,19 @@ def test_network_hostname_log_pending_until_reboot(fm):
 
 
 def test_factory_reset(fm):
+    """fm-monitor-api.md, System: `POST /system/factory_reset` | admin | "wipes all configuration and reboots";
+    Authentication 7: "Factory reset restores default credentials"."""
     ok(fm.post("/tuner/0/scan"))
     ok(fm.post("/tuner/1/settings", {"name": "Changed"}))
     ok(fm.post("/conf/password", {"role": "admin", "password": "other"}))
+    ok(fm.post("/conf/password", {"role": "user", "password": "another"}))
     old = fm.token
     ok(fm.post("/system/factory_reset"))
     wait_for(lambda: fm.device.down, timeout=5)
     wait_for(lambda: not fm.device.down, timeout=10)
     refused(fm.get("/status", token=old), 401)
     ok(fm.login("admin", "admin"))
+    assert ok(Api(fm.device).login("user", "user"))["role"] == "user"  # both roles' default credentials
     assert tuner(fm, 1)["name"] == "Tuner 2"
     assert ok(fm.get("/stations/all")) == [] and alerts(fm)["total"] == 0
     assert ok(fm.get("/status"))["reboot_needed"] is False

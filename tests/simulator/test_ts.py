@@ -4,10 +4,12 @@ Time-scale is 0.01 in the fixture: one simulated second lasts 10 ms, an error ev
 every ~0.2 s per monitored input, a reboot takes 0.6 s.
 """
 
+import base64
 import calendar
 import csv
 import io
 import json
+import re
 import time
 
 import pytest
@@ -165,11 +167,15 @@ def concrete(path):
 
 # -- routes, authentication, roles -------------------------------------------------------------
 def test_route_table_matches_model(ts):
+    """ts-analyzer-api.md, Endpoints: every path of the tables, relative to `{base_url}` ("The path has
+    no version segment"), with its least role (admin where the document or Authentication 4 says so)."""
     registered = sorted(spec for spec, _handler in ts.device._routes())
     assert registered == sorted(ROUTES)
 
 
 def test_every_route_needs_a_token(ts):
+    """ts-analyzer-api.md, Authentication 2: "`POST /user/login` and `GET /system/alive` need no token;
+    every other endpoint needs a valid one"; 7: "A missing or invalid token gives 401"."""
     for method, path, _kind, role in ROUTES:
         if role is None:
             continue
@@ -178,7 +184,19 @@ def test_every_route_needs_a_token(ts):
         refused(ts.request(method, concrete(path), token="not-a-token"), 401)
 
 
-def test_user_role_is_read_only(ts):
+@pytest.fixture(params=TsAnalyzer.ROLE_DENIED_VARIANTS)
+def role_denied(request, ts, fleet):
+    """Each answer an analyzer may give a user token on an admin route (an open choice)."""
+    device = ts.device
+    fleet.call(setattr, device, "role_denied_status", request.param)
+    yield request.param
+    fleet.call(setattr, device, "role_denied_status", 403)
+
+
+def test_user_role_is_read_only(ts, role_denied):
+    """ts-analyzer-api.md, Authentication 4: "`user` has read-only access to monitoring data";
+    5: "`/system/reboot` and `/system/factory_reset` require the admin role". The status of the
+    refusal is not given (README: 403, or 401 as for a missing token)."""
     add_input(ts)
     user = user_api(ts)
     for method, path, _kind, role in ROUTES:
@@ -186,17 +204,39 @@ def test_user_role_is_read_only(ts):
             continue
         response = user.request(method, concrete(path), json={} if method == "POST" else None)
         if role == "admin":
-            refused(response, 403, "admin")
+            refused(response, role_denied, "admin")
         elif path == "/sdcard/download":
             refused(response, 401, "download token")  # the one-time token, not the bearer token
         else:
             assert response.status_code not in (401, 403), (method, path, response.status_code)
-    refused(user.post("/system/reboot"), 403)
-    refused(user.post("/system/factory_reset"), 403)
+    refused(user.post("/system/reboot"), role_denied)
+    refused(user.post("/system/factory_reset"), role_denied)
     assert get_input(ts, 1)["name"] == "Mux 1"
+    assert [r["status"] for r in ts.device.writes()] == [200] + [role_denied] * (len(ts.device.writes()) - 1)
+    assert not ts.device.down
+
+
+def test_bodies_are_json_unless_stated_otherwise(ts):
+    """ts-analyzer-api.md: "All request and response bodies are JSON unless stated otherwise"; stated:
+    `/inputs/{id}/alerts/download` "alert log as CSV", `/sdcard/download` "returns a `.ts` capture
+    file", `/snmp/mib` "download the MIB file" (its type not given: README, `text/plain`)."""
+    add_input(ts)
+    stated = {"/inputs/{id}/alerts/download": "text/csv", "/snmp/mib": "text/plain"}
+    for method, path, _kind, role in ROUTES:
+        if method != "GET" or role == "admin" or path == "/sdcard/download":
+            continue
+        response = ts.get(concrete(path), params={"rangeId": 1} if "metrics" in path else None)
+        assert response.status_code == 200, (path, response.text)
+        wanted = stated.get(path, "application/json")
+        assert response.headers["Content-Type"].split(";")[0] == wanted, (path, response.headers["Content-Type"])
+        if wanted == "application/json":
+            response.json()
 
 
 def test_login(ts):
+    """ts-analyzer-api.md, Authentication 3: "Success returns `role` and `token`"; 7: "wrong credentials on login give
+    405"; 2: `GET /system/alive` needs no token; 1: "bearer token (JWT)"; 6: "Tokens do not expire
+    automatically" (no `exp` claim)."""
     response = ts.login("admin")
     assert response.status_code == 200
     assert response.json()["role"] == "admin" and len(response.json()["token"]) > 20
@@ -204,9 +244,16 @@ def test_login(ts):
     refused(ts.login("admin", "wrong"), 405)
     refused(ts.login("root", "admin"), 405)
     assert ts.get("/system/alive", token=False).json()["alive"] is True
+    token = ts.token  # from the last successful login, as role user
+    header, claims, signature = token.split(".")
+    assert json.loads(base64.urlsafe_b64decode(header + "==")) == {"alg": "HS256", "typ": "JWT"}
+    claims = json.loads(base64.urlsafe_b64decode(claims + "=="))
+    assert claims["role"] == "user" and "exp" not in claims and signature  # tokens do not expire
 
 
 def test_password_change(ts):
+    """ts-analyzer-api.md, Authentication 6: "After a password change, previously issued tokens stay valid"
+    (`POST /user/password`, body `role`, `password`)."""
     old_user = user_api(ts)
     assert ts.post("/user/password", {"role": "user", "password": "s3cret"}).json() == {}
     assert old_user.get("/inputs").status_code == 200  # issued tokens stay valid
@@ -224,6 +271,9 @@ def test_password_change(ts):
 
 
 def test_factory_reset_restores_credentials_and_wipes_inputs(ts):
+    """ts-analyzer-api.md, Authentication 8: "Factory reset returns the device to its
+    static default address and default credentials"; System: `/system/factory_reset` "restore factory
+    defaults and reboot"."""
     add_input(ts)
     ts.post("/snmp/settings", {"enabled": True, "listen_addresses": [], "trap_addresses": []})
     assert ts.post("/user/password", {"role": "admin", "password": "other"}).status_code == 200
@@ -240,6 +290,8 @@ def test_factory_reset_restores_credentials_and_wipes_inputs(ts):
 
 # -- inputs --------------------------------------------------------------------------------
 def test_add_input_returns_the_input(ts):
+    """ts-analyzer-api.md, Input: "The list of inputs returns, for each input, its current stream state,
+    error indicators and the metrics bitrate, IPAT, DF, MLR, DPC and CCE" (names: README)."""
     created = add_input(ts)
     assert created["metrics"]["bitrate"] > 1_000_000
     assert set(created["metrics"]) == {"bitrate", "ipat", "df", "mlr", "dpc", "cce"}
@@ -263,6 +315,8 @@ def test_add_input_returns_the_input(ts):
     UNICAST, ASI, {"asi": {"port": 1}}, T2MI, RF,
 ])
 def test_input_variants_round_trip(ts, config):
+    """ts-analyzer-api.md, Input: `config` holds "Exactly one source variant" (eth multicast/unicast, asi,
+    t2mi, rf, with their fields)."""
     created = add_input(ts, config=config)
     assert created["config"] == config
     assert get_input(ts, created["id"])["config"] == config
@@ -317,6 +371,8 @@ INVALID_INPUTS = [
 
 @pytest.mark.parametrize("change,message", INVALID_INPUTS)
 def test_input_validation(ts, change, message):
+    """ts-analyzer-api.md, Input: "Exactly one source variant"; `alerts_config` "`profile_id` (integer, id of the
+    assigned alert profile)"; `stream_protocol` "the only value used in every variant is 0"."""
     body = input_body()
     body.update(change)
     refused(ts.post("/inputs", body), 400, message)
@@ -324,12 +380,16 @@ def test_input_validation(ts, change, message):
 
 
 def test_input_body_must_be_an_object(ts):
+    """ts-analyzer-api.md: "All request and response bodies are JSON unless stated otherwise"; a body
+    that is not a JSON object is refused (status: README, 400)."""
     refused(ts.post("/inputs", [1]), 400, "request body: must be a JSON object")
     refused(ts.post("/inputs", data="{", headers={"Content-Type": "application/json"}), 400, "not valid JSON")
     refused(ts.post("/inputs", {"config": MCAST, "alerts_config": {"profile_id": 1}}), 400, "name: is required")
 
 
 def test_update_input_is_a_full_replace(ts):
+    """ts-analyzer-api.md, Inputs: `POST /inputs/{id}` "same body as add; body `input_id` must equal
+    `{id}`"."""
     add_input(ts, config=MCAST)
     ts.post("/inputs/1/scte/toggle", {"enabled": True})
     ts.post("/inputs/1/thumbnails/enable", {"pid": 257})
@@ -352,6 +412,7 @@ def test_update_input_is_a_full_replace(ts):
 
 
 def test_missing_input_is_404_on_every_input_route(ts):
+    """ts-analyzer-api.md, Errors: "For a missing input the code equals the HTTP status 404"."""
     for method, path, _kind, _role in ROUTES:
         if "{id}" not in path or "profiles" in path:
             continue
@@ -361,6 +422,8 @@ def test_missing_input_is_404_on_every_input_route(ts):
 
 
 def test_start_stop_and_statistics(ts):
+    """ts-analyzer-api.md, States: `GET /inputs/{id}/stop` "Input monitoring paused", "Input stays
+    configured"; `GET /inputs/{id}/start` "Input monitoring active"."""
     add_input(ts)
     wait_for(lambda: total_errors(get_input(ts, 1)) > 0)
     assert ts.get("/inputs/1/stop").json() == {}
@@ -379,6 +442,9 @@ def test_start_stop_and_statistics(ts):
 
 
 def test_statistics_current_and_resets(ts):
+    """ts-analyzer-api.md, Statistics: "organised as a `transport_streams` array; each element has a
+    `data` object keyed by error name"; "`GET /inputs/{id}/reset_stats_alerts` clears statistics and the alert
+    log of that input; `DELETE /statistics/current` resets the current counters"."""
     add_input(ts)
     wait_for(lambda: total_errors(get_input(ts, 1)) >= 5)
     ts.get("/inputs/1/stop")
@@ -410,6 +476,8 @@ def test_statistics_current_and_resets(ts):
 
 
 def test_no_signal_inputs(ts):
+    """ts-analyzer-api.md, Statistics: "Status values: 0 = OK, 1 = warning, 2 = critical" (an input without
+    signal is critical, a paused one 0: README)."""
     foreign = {"eth": {"stream_protocol": 0, "unicast": {"listen_address": "10.9.9.9", "listen_port": 5000}}}
     created = add_input(ts, "Elsewhere", foreign)
     assert created["state"] == "no_signal" and created["status"] == 2 and created["metrics"]["bitrate"] == 0
@@ -422,6 +490,8 @@ def test_no_signal_inputs(ts):
 
 
 def test_profile_entries_drive_counting_and_alerts(ts):
+    """ts-analyzer-api.md, Alert profile: entry `enabled` "Entry active", `threshold`
+    "Threshold value"."""
     off = ts.post("/profiles", {"name": "Off", "entries": [
         {"error_name": n, "enabled": False} for n in ERROR_NAMES]}).json()
     high = ts.post("/profiles", {"name": "High", "entries": [
@@ -436,6 +506,9 @@ def test_profile_entries_drive_counting_and_alerts(ts):
 
 # -- stream data ------------------------------------------------------------------------------
 def test_pids_tables_and_changes(ts):
+    """ts-analyzer-api.md, Stream data: `/pids` "all PIDs with type, associated service name, whether PCR
+    is carried"; `GET /tables` "all decoded PSI/SI tables ... as XML strings"; `POST /tables` "only tables
+    changed since the given revisions"."""
     add_input(ts)
     pids = ts.get("/inputs/1/pids").json()
     by_pid = {p["pid"]: p for p in pids}
@@ -465,6 +538,8 @@ def test_pids_tables_and_changes(ts):
 
 
 def test_epg(ts):
+    """ts-analyzer-api.md, Stream data: `POST /inputs/{id}/epg` body `eit_type` (`eit`, `eit_other`, `eit_sched`,
+    `eit_sched_other`), `service_ids`, ids, `start_time`/`end_time` "ISO 8601"; `/epg/parameters`."""
     add_input(ts)
     params = ts.get("/inputs/1/epg/parameters").json()
     services = params["service_ids"]
@@ -489,6 +564,8 @@ def test_epg(ts):
 
 
 def test_rf_metrics(ts):
+    """ts-analyzer-api.md, Statistics: "A top-level `rssi`, `ber` and `mode_metrics.cnr` exist" (`GET
+    /inputs/rf_metrics`)."""
     empty = ts.get("/inputs/rf_metrics").json()
     assert empty["input_id"] is None and empty["locked"] is False and empty["rssi"] is None
     assert empty["mode_metrics"] == {"cnr": None}
@@ -501,6 +578,8 @@ def test_rf_metrics(ts):
 
 
 def test_cas_statistics(ts):
+    """ts-analyzer-api.md, Statistics: "CAS statistics, per active input: CA system id, CA system name, ECM PID, EMM
+    PIDs, service association, PID status"."""
     # Find a multicast port whose simulated stream carries scrambled services.
     port = next(p for p in range(5000, 5100)
                 if any(s["ca"] for s in build_layout(ts.device.seed, 1, mcast(multicast_port=p))["services"]))
@@ -519,6 +598,8 @@ def test_cas_statistics(ts):
 
 
 def test_archive(ts):
+    """ts-analyzer-api.md, Statistics: `GET /statistics/archive` "query `period` (`min`, `10min`, `hour`, `day`,
+    `total`), `time` (ISO 8601)"; `DELETE /statistics/archive` "clears the archive"."""
     add_input(ts)
     wait_for(lambda: total_errors(get_input(ts, 1)) > 3)
     ts.get("/inputs/1/stop")
@@ -541,6 +622,9 @@ def test_archive(ts):
 
 # -- alert log ----------------------------------------------------------------------------------
 def test_alert_paging_and_filters(ts):
+    """ts-analyzer-api.md, Alerts log: `POST /inputs/{id}/alerts` "query `page`, `perPage`; body `period`,
+    `time`, `error_code` ...; a PID filter also exists"; `input_alerts` "IP-layer alert records"; Limits:
+    "Alert queries are paginated with `page` and `perPage`"; record fields and severity."""
     add_input(ts)
     wait_for(lambda: ts.post("/inputs/1/alerts").json()["total"] >= 5)
     wait_for(lambda: ts.post("/inputs/1/input_alerts").json()["total"] >= 1)
@@ -576,6 +660,7 @@ def test_alert_paging_and_filters(ts):
 
 
 def test_alert_csv(ts):
+    """ts-analyzer-api.md, Alerts log: `GET /inputs/{id}/alerts/download` "alert log as CSV"."""
     add_input(ts)
     wait_for(lambda: ts.post("/inputs/1/alerts").json()["total"] >= 2)
     ts.get("/inputs/1/stop")
@@ -592,6 +677,9 @@ def test_alert_csv(ts):
 
 # -- metric series -----------------------------------------------------------------------------
 def test_metric_series(ts):
+    """ts-analyzer-api.md, Metric time series: range fields `id`, `sample_duration`, `max_samples`; `GET
+    /inputs/metrics` "query `rangeId`, `fromTime`, `toTime` (integers)"; `/inputs/{id}/metrics` "optional
+    `pid`"; Limits: "Each metric range has `max_samples` and `sample_duration`"."""
     assert ts.get("/inputs/metrics/ranges").json() == list(RANGES)
     add_input(ts)
     add_input(ts, "Tuner", RF)
@@ -620,6 +708,8 @@ def test_metric_series(ts):
 
 # -- profiles ------------------------------------------------------------------------------------
 def test_factory_profile(ts):
+    """ts-analyzer-api.md, Alert profile: entry fields (`enabled`, `error_name`, `snmp_trap`, `alert_type`
+    `none`/`warning`/`critical`, `threshold`, `min_value`, `max_value`) and the error names."""
     profiles = ts.get("/profiles").json()
     assert [(p["id"], p["name"]) for p in profiles] == [(1, "Default")]
     entries = profiles[0]["entries"]
@@ -631,6 +721,8 @@ def test_factory_profile(ts):
 
 
 def test_profile_create_update_delete(ts):
+    """ts-analyzer-api.md, Alert profiles: `POST /profiles` "create", `POST /profiles/{id}` "update",
+    `DELETE /profiles/{id}` "delete"."""
     created = ts.post("/profiles", {"name": "Strict", "entries": [
         {"error_name": "pts_error", "alert_type": "critical", "snmp_trap": True},
         {"error_name": "input_df_error", "threshold": 50, "max_value": 12.5}]}).json()
@@ -683,6 +775,8 @@ def test_profile_create_update_delete(ts):
     ({"name": "P", "owner": "me"}, "owner: unknown field"),
 ])
 def test_profile_validation(ts, body, message):
+    """ts-analyzer-api.md, Alert profile: `error_name` "One of the error names below"; `alert_type` "`none`,
+    `warning`, `critical`"."""
     refused(ts.post("/profiles", body), 400, message)
     if "entries" in body:
         refused(ts.post("/profiles/1", {"entries": body["entries"]}), 400, message)
@@ -692,6 +786,9 @@ def test_profile_validation(ts, body, message):
 
 # -- SNMP, converter --------------------------------------------------------------------------
 def test_snmp(ts):
+    """ts-analyzer-api.md, SNMP: `GET`/`POST /snmp/settings` "(enabled flag, listen addresses, trap
+    destination addresses)", `GET /snmp/mib` "download the MIB file"; NOTES.md: the field names and
+    `DVB-MGTR101290-MIB`."""
     assert ts.get("/snmp/settings").json() == {"enabled": False, "listen_addresses": [], "trap_addresses": []}
     wanted = {"enabled": True, "listen_addresses": ["0.0.0.0", "10.0.0.5"], "trap_addresses": ["10.0.0.100:162", "10.0.0.101:1162"]}
     assert ts.post("/snmp/settings", wanted).json() == wanted
@@ -716,6 +813,8 @@ def test_snmp(ts):
 
 
 def test_converter(ts):
+    """ts-analyzer-api.md, Converter: `POST /converter/{input_port}/start` "needs multicast address, port, interface
+    and TTL"; `GET /converter/{input_port}/stop` "stop"."""
     idle = {"running": False, "multicast_address": None, "multicast_port": None, "interface": None, "ttl": None}
     assert ts.get("/converter").json() == [dict(idle, port=1), dict(idle, port=2)]
     settings = {"multicast_address": "239.2.2.2", "multicast_port": 5000, "interface": "eth0", "ttl": 16}
@@ -742,6 +841,8 @@ def test_converter(ts):
 
 # -- SCTE-35 and thumbnails --------------------------------------------------------------------
 def test_scte35(ts):
+    """ts-analyzer-api.md, Events: "SCTE-35 markers are logged per input when monitoring is enabled"; `POST
+    /inputs/{id}/scte` "(command type, timestamp, duration, splice event id)"."""
     add_input(ts)
     empty = ts.post("/inputs/1/scte").json()
     assert empty == {"page": 1, "perPage": 20, "total": 0, "items": []}
@@ -767,6 +868,8 @@ def test_scte35(ts):
 
 
 def test_thumbnails(ts):
+    """ts-analyzer-api.md, Thumbnails: `/thumbnails/status` "current status and relative image path", `enable`
+    "start hardware video decoding for thumbnails on a PID", `disable` "stop thumbnails"."""
     add_input(ts)
     assert ts.get("/inputs/1/thumbnails/status").json() == {"enabled": False, "pid": None, "image": None}
     enabled = ts.post("/inputs/1/thumbnails/enable", {"pid": 257}).json()
@@ -793,6 +896,9 @@ def download(api, filename):
 
 
 def test_recording_and_download(ts):
+    """ts-analyzer-api.md, Authentication 9 and Limits: "SD card download needs a one-time token from `GET
+    /sdcard/download_token`", "An SD card download token is one-time"; `/sdcard/download` "returns a `.ts`
+    capture file"; SD card status values."""
     assert ts.post("/sdcard/status").json() == {"status": "ok", "total_mb": 31914, "used_mb": 0, "recording": None}
     assert files(ts) == []
     add_input(ts)
@@ -825,6 +931,8 @@ def test_recording_and_download(ts):
 
 
 def test_recording_limits(ts):
+    """ts-analyzer-api.md, SD card: `POST /record/start/{id}` "body `duration` (integer, seconds) and `size`
+    (integer, MB), both optional; omitting one or both means unlimited"; Limits: "A recording may be bounded"."""
     add_input(ts)
     add_input(ts, "Paused")
     ts.get("/inputs/2/stop")
@@ -846,6 +954,8 @@ def test_recording_limits(ts):
 
 
 def test_sdcard_prepare_and_delete(ts):
+    """ts-analyzer-api.md, SD card: `/sdcard/prepare/init` "initialise the card", `/prepare/format` "format
+    the card", `/sdcard/delete` "deletes one file", `/sdcard/delete/all` "deletes all capture files"."""
     add_input(ts)
     for attempt in range(3):  # pylint: disable=unused-variable
         ts.post("/record/start/1", {"size": 1})
@@ -874,6 +984,8 @@ def test_sdcard_prepare_and_delete(ts):
 
 # -- system ------------------------------------------------------------------------------------
 def test_system_status_and_device(ts, fleet):
+    """ts-analyzer-api.md, System: `GET /system/status` "CPU, RAM, storage, uptime, `reboot_needed` flag";
+    `GET /system/device` "serial number, firmware version, model"."""
     status = ts.get("/system/status").json()
     assert set(status) == {"cpu_load", "memory", "storage", "uptime", "reboot_needed"}
     assert isinstance(status["cpu_load"], float) and 0 <= status["cpu_load"] <= 100
@@ -892,7 +1004,48 @@ def test_system_status_and_device(ts, fleet):
     assert other.get("/inputs").json() == []  # units share nothing
 
 
+def page_field(page, field):
+    match = re.search(r'<dd id="%s">([^<]*)</dd>' % field, page)
+    assert match, page
+    return match.group(1)
+
+
+def test_reference_page_outside_the_api(ts):
+    """ts-analyzer-api.md, service description: "An interactive reference page is served at
+    `http://<device-ip>/api.html`, outside `{base_url}`." (No token: see the README's open choice.)"""
+    page = requests.get(ts.base + "/api.html", timeout=10)
+    assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
+    assert page.text.startswith("<!DOCTYPE html>") and "API reference" in page.text
+    for method, path, _kind, role in ROUTES:
+        row = "<tr><td>%s</td><td><code>/api%s</code></td><td>%s</td></tr>" % (method, path, role or "none")
+        assert row in page.text, row
+    assert requests.get(ts.base + "/api/api.html", timeout=10).status_code == 404  # not under {base_url}
+    assert ts.sim("GET", "/requests").json()["requests"][-1]["path"] == "/api.html"
+
+
+def test_device_page_shows_firmware_version_and_serial_number(ts, fleet):
+    """ts-analyzer-api.md, service description: "The web interface page `/settings/device` shows
+    firmware version and serial number" (the values `GET /system/device` reports)."""
+    for device in fleet.fleet.of_kind("ts_analyzer"):
+        api = Api(device)
+        api.login()
+        page = requests.get(api.base + "/settings/device", timeout=10)
+        assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
+        identity = api.get("/system/device").json()
+        assert page_field(page.text, "serial_number") == identity["serial_number"]
+        assert page_field(page.text, "firmware_version") == identity["firmware_version"]
+        assert page_field(page.text, "model") == identity["model"]
+    device = ts.device
+    fleet.call(lambda: device.state.update(firmware_version="3.1.4"))  # as after an installed upgrade
+    page = requests.get(ts.base + "/settings/device", timeout=10).text
+    assert page_field(page, "firmware_version") == ts.get("/system/device").json()["firmware_version"] == "3.1.4"
+    with_token = ts.session.get(ts.base + "/settings/device", headers={"Authorization": "Bearer " + ts.token},
+                                timeout=10)
+    assert with_token.text == page
+
+
 def test_network_settings(ts):
+    """ts-analyzer-api.md, System: `GET, POST /system/network` "read or write network interface settings"."""
     net = ts.get("/system/network").json()
     assert net["hostname"] == ts.device.name and net["pending_hostname"] is None
     assert net["address"] == ts.device.address and net["dhcp"] is False
@@ -917,6 +1070,9 @@ def test_network_settings(ts):
 
 
 def test_pending_settings_apply_at_reboot(ts):
+    """ts-analyzer-api.md, System: `POST /system/hostname` "set hostname; effective after reboot";
+    `/system/status` `reboot_needed` flag; Authentication 6: "Tokens do not expire automatically" (they
+    outlive the reboot)."""
     add_input(ts)
     ts.post("/record/start/1", {})
     assert ts.post("/system/hostname", {"hostname": "analyzer-7"}).json() == {
@@ -947,6 +1103,8 @@ def test_pending_settings_apply_at_reboot(ts):
 
 
 def test_network_address_moves_at_reboot(ts):
+    """ts-analyzer-api.md, Authentication 8: "Factory reset returns the device to its static default
+    address"."""
     home = ts.device.home_address
     moved = home.rsplit(".", 1)[0] + ".77"
     net = ts.get("/system/network").json()
@@ -962,6 +1120,7 @@ def test_network_address_moves_at_reboot(ts):
 
 
 def test_log_settings_validation(ts):
+    """ts-analyzer-api.md, System: `GET, POST /system/log/settings` "log level and remote syslog forwarding"."""
     factory = {"level": "info", "remote_syslog": {"enabled": False, "server": "", "port": 514}}
     assert ts.get("/system/log/settings").json() == factory
     for body, message in [
@@ -979,6 +1138,8 @@ def test_log_settings_validation(ts):
 
 
 def test_datetime_and_timezone(ts):
+    """ts-analyzer-api.md, System: `/system/datetime` "NTP settings and NTP server list", `/system/timezone`
+    "read or set timezone", `/system/timezone/list` "all supported timezone strings"."""
     current = ts.get("/system/datetime").json()
     assert current["enable_ntp"] is True and current["ntp_servers"] == ["pool.ntp.org"]
     assert abs(time.time() - _epoch(current["datetime"])) < 5
@@ -1008,6 +1169,8 @@ def _epoch(text):
 
 
 def test_warnings(ts):
+    """ts-analyzer-api.md, Limits: "`GET /system/warnings` reports whether input, bitrate and service limits are
+    exceeded" (the values: README)."""
     warnings = ts.get("/system/warnings").json()
     assert warnings == {"inputs_exceeded": False, "bitrate_exceeded": False, "services_exceeded": False,
                         "limits": {"inputs": 16, "bitrate": 500000000, "services": 64}}
@@ -1043,6 +1206,8 @@ def test_ts_upgrade_variants(behaviour):
 
 # -- the model itself -----------------------------------------------------------------------
 def test_state_is_json_and_survives_a_restart(tmp_path):
+    """No document sentence: the simulator's own `--state-dir` (README, Running a fleet),
+    standing in for what a unit keeps across power cycles."""
     state_dir = str(tmp_path)
     with running_fleet(ts=1, fm=0, time_scale=0.01, state_dir=state_dir) as runner:
         api = Api(runner.fleet.devices[0])
@@ -1065,6 +1230,8 @@ def test_state_is_json_and_survives_a_restart(tmp_path):
 
 
 def test_advance_is_cheap_after_a_long_silence(fleet):
+    """No document sentence: the model's lazy simulation stays cheap (README,
+    Simulated behaviour)."""
     device = fleet.fleet.of_kind("ts_analyzer")[1]
     api = Api(device)
     api.reset()
@@ -1091,6 +1258,7 @@ def test_advance_is_cheap_after_a_long_silence(fleet):
 
 
 def test_same_seed_same_stream():
+    """No document sentence: simulated streams are repeatable per seed (README, `--seed`)."""
     a = build_layout(3, 1, MCAST)
     assert a == build_layout(3, 1, MCAST)
     assert a != build_layout(4, 1, MCAST)
@@ -1098,6 +1266,8 @@ def test_same_seed_same_stream():
 
 
 def test_alert_records_merge_while_an_error_persists():
+    """No document sentence: the model's merging of repeated errors into one
+    record (README, Simulated behaviour, Errors)."""
     device = TsAnalyzer("unit", "127.0.0.1", 0, time_scale=0.01)
     st = device._new_stats(1, 0)
     device._alert(st, "pts_error", 257, "Alpha TV", 100.0, 2, "warning")

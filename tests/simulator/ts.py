@@ -9,9 +9,13 @@ so a unit with the same seed and history shows the same stream. Shapes chosen wh
 document says "not shown" are listed in ``README.ts.md``.
 """
 
+import base64
 import bisect
 import csv
 import functools
+import hashlib
+import hmac
+import html
 import io
 import ipaddress
 import json
@@ -611,6 +615,19 @@ END
 """
 
 
+# The web interface's pages (outside /api): small HTML, title and body filled in.
+PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>%s</title></head>
+<body>
+%s
+</body></html>
+"""
+
+
+def _b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
 class TsAnalyzer(Device):
     kind = "ts_analyzer"
     login_path = "/user/login"
@@ -619,8 +636,13 @@ class TsAnalyzer(Device):
     # The analyzer's document does not say whether an upgrade reboots: both are offered
     # (README, "Open choices"); "reboots" stays the default the fleet has always had.
     UPGRADE_BEHAVIOURS = ("reboots", "pending")
+    #: statuses a user token on an admin route may get (the document does not say; README)
+    ROLE_DENIED_VARIANTS = (403, 401)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, role_denied=403, **kwargs):
+        if role_denied not in self.ROLE_DENIED_VARIANTS:
+            raise ValueError("role_denied must be one of %s" % ", ".join(map(str, self.ROLE_DENIED_VARIANTS)))
+        self.role_denied_status = role_denied
         self._layouts = {}
         self._last_tick = None
         self._downloads = 0
@@ -671,6 +693,8 @@ class TsAnalyzer(Device):
     def build_app(self):
         app = super().build_app()
         app.router.add_get("/thumbnails/{name}", self._thumbnail_image)
+        app.router.add_get("/api.html", self._reference_page)
+        app.router.add_get("/settings/device", self._device_page)
         return app
 
     # -- clock ------------------------------------------------------------------------------
@@ -918,6 +942,16 @@ class TsAnalyzer(Device):
         self.save()
 
     # -- authentication -----------------------------------------------------------------------
+    def new_token(self, role):
+        """Authentication 1: "bearer token (JWT)": header.payload.signature, HS256 under a key of
+        this unit. No `exp` claim: "Tokens do not expire automatically"."""
+        key = self.__dict__.setdefault("_jwt_key", secrets.token_bytes(32))
+        header = _b64url(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
+        claims = {"sub": role, "role": role, "iat": int(time.time()), "jti": secrets.token_hex(12)}
+        payload = _b64url(json.dumps(claims, separators=(",", ":")).encode())
+        signature = hmac.new(key, ("%s.%s" % (header, payload)).encode(), hashlib.sha256).digest()
+        return "%s.%s.%s" % (header, payload, _b64url(signature))
+
     @endpoint("POST", "/user/login", kind="login", role=None)
     async def user_login(self, call):
         role, token = self.login(call.body)
@@ -1735,10 +1769,36 @@ class TsAnalyzer(Device):
             "reboot_needed": self.state["reboot_needed"],
         }
 
-    @endpoint("GET", "/system/device", kind="read")
-    async def system_device(self, call):
+    def _device_identity(self):
         return {"serial_number": "TSA%09d" % (zlib.crc32(self.name.encode()) % 10 ** 9),
                 "firmware_version": self.state["firmware_version"], "model": MODEL}
+
+    @endpoint("GET", "/system/device", kind="read")
+    async def system_device(self, call):
+        return self._device_identity()
+
+    # -- web pages (outside /api; no token, like the device's static files) ------------------
+    async def _reference_page(self, request):
+        """``GET /api.html``: the interactive reference page, a list of the routes."""
+        rows = "".join(
+            "<tr><td>%s</td><td><code>/api%s</code></td><td>%s</td></tr>\n"
+            % (method, html.escape(path), "none" if role is None else role)
+            for (method, path, _kind, role), _handler in sorted(self._routes(), key=lambda r: (r[0][1], r[0][0])))
+        self._record(request, "read", 200)
+        return web.Response(text=PAGE % ("API reference", "<h1>API reference</h1>\n<p>Base URL <code>/api</code>; "
+                                         "send <code>Authorization: Bearer TOKEN</code> from <code>POST /api/user/"
+                                         "login</code>.</p>\n<table>\n<tr><th>Method</th><th>Path</th>"
+                                         "<th>Role</th></tr>\n%s</table>" % rows), content_type="text/html")
+
+    async def _device_page(self, request):
+        """``GET /settings/device``: the web interface page with firmware version and serial number."""
+        identity = self._device_identity()
+        body = ("<h1>Device</h1>\n<dl>\n<dt>Model</dt><dd id=\"model\">%s</dd>\n"
+                "<dt>Serial number</dt><dd id=\"serial_number\">%s</dd>\n"
+                "<dt>Firmware version</dt><dd id=\"firmware_version\">%s</dd>\n</dl>"
+                % tuple(html.escape(identity[k]) for k in ("model", "serial_number", "firmware_version")))
+        self._record(request, "read", 200)
+        return web.Response(text=PAGE % ("Device", body), content_type="text/html")
 
     def _mac(self):
         digest = zlib.crc32(("mac:" + self.name).encode())
