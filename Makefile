@@ -124,6 +124,7 @@ docs-lint: venv link
 docs: venv link
 	rm -rf $(DOCS) && mkdir -p $(DOCS)/rst && chmod 755 $(DOCS) && chmod og-w $(DOCS)/rst
 	cp docs/site/rst/index.rst $(DOCS)/rst/
+	cp CHANGELOG.rst $(DOCS)/rst/changelog.rst  # the landing page links it as "Release notes"
 	PATH=$(CURDIR)/$(BIN):$$PATH ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS) $(BIN)/antsibull-docs \
 	  --config-file docs/site/antsibull-docs.cfg collection --use-current --fail-on-error \
 	  --dest-dir $(DOCS)/rst broadcast.monitoring
