@@ -426,7 +426,9 @@ def test_without_any_password_the_roles_say_where_to_put_one(fleet, collections_
     for playbook, task, answers in (
             ("playbooks/backup.yml", "Read the configuration into the device's backup file",
              {"backup_dir": str(tmp_path / "backups")}),
-            ("playbooks/site.yml", "Apply the declared state of the analyzer", {})):
+            ("playbooks/site.yml", "Apply the declared state of the analyzer", {}),
+            ("playbooks/restore.yml", "Check that there is a fleet password to give the device",
+             {"restore_hosts": "ts-001", "restore_factory_address": "127.0.0.1"})):
         envvars = inject(no_password, store_credential(no_password, {}))
         assert envvars[ENV_PREFIX + "PASSWORD"] == ""
         status, output, events = run_job(fleet, collections_path, tmp_path, playbook, {}, injected=envvars,
@@ -434,3 +436,18 @@ def test_without_any_password_the_roles_say_where_to_put_one(fleet, collections_
         assert status == "failed", output
         message = results(events, task, "runner_on_failed")["ts-001"]["msg"]
         assert "broadcast_monitoring_password" in message and "BROADCAST_MONITORING_PASSWORD" in message, message
+
+
+def test_without_any_password_the_firmware_rollout_says_where_to_put_one(fleet, collections_path, tmp_path):
+    """The rollout's login task has no_log (its result holds the token), so the job event's result
+    is censored; ansible-core still prints the module's message in the task's error line, which
+    is the job output AWX shows."""
+    reset(fleet)
+    credential_type = load("credential_type.yml")
+    no_password = dict(credential_type, inputs=dict(credential_type["inputs"], required=[]))
+    envvars = inject(no_password, store_credential(no_password, {}))
+    status, output, events = run_job(fleet, collections_path, tmp_path, "playbooks/firmware_rollout.yml", {},
+                                     injected=envvars, firmware_rollout_bundle="/nonexistent.swu")
+    assert status == "failed", output
+    assert "Task failed: Module failed: password: no password to log in with" in output, output
+    assert "broadcast_monitoring_password" in output and "BROADCAST_MONITORING_PASSWORD" in output, output
