@@ -60,8 +60,8 @@ def problems(definition, containerfile):
     if not pin.startswith("ansible-core=="):
         found.append("ansible_core.package_pip must pin one version (ansible-core==X), got %r" % pin)
     elif version and Version(version.group(1)) not in requires_python(pin):
-        found.append("%s needs Python %s; %s is Python %s" % (pin, requires_python(pin), python_path,
-                                                             version.group(1)))
+        found.append("%s needs Python %s; %s is Python %s" % (
+            pin, requires_python(pin), python_path, version.group(1)))
     if pin and pin not in args.get("ANSIBLE_INSTALL_REFS", ""):
         found.append("ANSIBLE_INSTALL_REFS does not hold %s" % pin)
     for step in ("RUN /output/scripts/pip_install $PYCMD", "RUN $PYCMD -m pip install --no-cache-dir $ANSIBLE_INSTALL_REFS",

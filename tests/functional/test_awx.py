@@ -78,7 +78,7 @@ def check_credential_type(credential_type):
         raise AwxRefused("field ids must be unique and not 'tower': %s" % ids)
     for field in fields:
         kind = field.get("type", "string")
-        if "default" in field and type(field["default"]) is not {"string": str, "boolean": bool}[kind]:
+        if "default" in field and not isinstance(field["default"], {"string": str, "boolean": bool}[kind]):
             raise AwxRefused("%s: default is not a %s" % (field["id"], kind))
         for key in ("choices", "multiline", "format", "secret"):
             if key in field and kind != "string":
@@ -134,7 +134,7 @@ def inject(credential_type, stored):
     """The environment CredentialType.inject_credential adds for the credential's inputs."""
     namespace = {}
     for key, value in stored.items():
-        if type(value) is bool:
+        if isinstance(value, bool):  # (AWX compares the exact type; a bool has no subclasses)
             namespace[key] = value
         elif len(value):
             namespace[key] = value
