@@ -284,7 +284,8 @@ def awx_inventory(fleet):
     return inventory
 
 
-def run_job(fleet, collections_path, workdir, playbook, credential, extra_vars=None, injected=None, **answers):
+def run_job(fleet, collections_path, workdir, playbook, credential, extra_vars=None, injected=None, inventory_vars=None,
+            **answers):
     """Run a job template's playbook the way an AWX job runs: ansible-runner in a private data
     dir holding the credential's environment, the launch's extra variables and the inventory,
     from a process environment without any BROADCAST_MONITORING_* variable of ours."""
@@ -294,7 +295,10 @@ def run_job(fleet, collections_path, workdir, playbook, credential, extra_vars=N
         shutil.rmtree(private)
     for folder in ("inventory", "env"):
         (private / folder).mkdir(parents=True)
-    (private / "inventory" / "hosts.yml").write_text(yaml.safe_dump(awx_inventory(fleet), sort_keys=False))
+    inventory = awx_inventory(fleet)
+    if inventory_vars:
+        inventory["all"]["vars"] = inventory_vars
+    (private / "inventory" / "hosts.yml").write_text(yaml.safe_dump(inventory, sort_keys=False))
     envvars = dict(injected) if injected is not None else launch_environment(credential)
     # What the execution environment provides: the collection, and modules run by the Python that
     # runs Ansible (this machine's interpreter discovery could find a broken pyenv shim instead).
@@ -403,6 +407,17 @@ def test_a_credential_saying_https_never_falls_back_to_http(fleet, collections_p
     assert "https://" in failed["ts-001"]["msg"]
     for device in fleet.devices:
         assert fleet.call(lambda device=device: list(device.requests)) == []
+
+
+def test_a_setting_in_the_inventory_wins_over_the_credential(fleet, collections_path, tmp_path):
+    reset(fleet)
+    state = {"ts_analyzer_time": {"timezone": "Europe/Berlin"}, "fm_monitor_time": {"timezone": "2"}}
+    status, output, events = run_job(fleet, collections_path, tmp_path, "playbooks/site.yml",
+                                     {"password": PASSWORD, "protocol": "https"}, extra_vars=state,
+                                     inventory_vars={"broadcast_monitoring_protocol": "http"})
+    assert status == "successful", output
+    for device in fleet.devices:
+        assert len(fleet.call(device.writes)) == 1
 
 
 def test_a_credential_with_role_user_is_honoured_by_the_backup_role(fleet, collections_path, tmp_path):
