@@ -124,6 +124,7 @@ docs-lint: venv link
 docs: venv link
 	rm -rf $(DOCS) && mkdir -p $(DOCS)/rst && chmod 755 $(DOCS) && chmod og-w $(DOCS)/rst
 	cp docs/site/rst/index.rst $(DOCS)/rst/
+	cp CHANGELOG.rst $(DOCS)/rst/changelog.rst  # the landing page links it as "Release notes"
 	PATH=$(CURDIR)/$(BIN):$$PATH ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS) $(BIN)/antsibull-docs \
 	  --config-file docs/site/antsibull-docs.cfg collection --use-current --fail-on-error \
 	  --dest-dir $(DOCS)/rst broadcast.monitoring
@@ -138,13 +139,16 @@ changelog-lint: venv
 changelog: venv
 	$(BIN)/python tools/changelog.py
 
-# Execution environment build context (Containerfile + requirements); no container engine.
+# Execution environment build context (Containerfile + requirements); no container engine. The
+# check: every pip and ansible-galaxy step of the Containerfile runs with the python_interpreter
+# of execution-environment.yml, whose version the pinned ansible-core admits (tools/check_ee.py).
 ee: venv
 	rm -rf $(EE_CONTEXT) && mkdir -p $(BUILD)/dist
 	$(BIN)/ansible-galaxy collection build --force --output-path $(BUILD)/dist .
 	$(BIN)/ansible-builder create -f execution-environment.yml -c $(EE_CONTEXT) --output-filename Containerfile
 	! test -e $(EE_CONTEXT)/_build/requirements.txt  # the modules need no Python package beyond ansible-core
 	ls $(EE_CONTEXT)/_build/collections/broadcast-monitoring-*.tar.gz
+	$(BIN)/python tools/check_ee.py execution-environment.yml $(EE_CONTEXT)/Containerfile
 
 # Sanity and unit tests against every ansible-core release requires_ansible admits that
 # installs on Python 3.11 (one venv each in build/matrix). Not part of `make test`.

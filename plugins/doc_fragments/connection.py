@@ -77,7 +77,8 @@ options:
       - Password of O(role). Used to log in when no O(token) is given, and once more if the
         device rejects the token.
       - Falls back to E(BROADCAST_MONITORING_PASSWORD).
-      - One of O(password) and O(token) is required.
+      - One of O(password) and O(token) is required; without either, the module fails and names both ways to give
+        a password (this option, or E(BROADCAST_MONITORING_PASSWORD)).
     type: str
   token:
     description:
@@ -85,6 +86,8 @@ options:
       - Falls back to E(BROADCAST_MONITORING_TOKEN).
     type: str
 notes:
+  - An environment variable that is set but empty counts as unset (an AWX credential injects an empty string for
+    an input it leaves out), so the option keeps its default.
   - A module logs in at most once per invocation. A request the device answers with HTTP 503
     (busy) is retried with growing pauses for up to O(busy_timeout) seconds; a read that meets a
     connection error is retried twice; a write is never sent twice.

@@ -8,15 +8,25 @@ from __future__ import annotations
 
 import os
 
-from ansible.module_utils.basic import env_fallback
+from ansible.module_utils.errors import AnsibleFallbackNotFound
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import Client
 
 ENV = "BROADCAST_MONITORING_"
 
 
+def set_env_fallback(*names):
+    """The first of the environment variables ``names`` that is set and not empty. An empty
+    one counts as unset: an AWX credential injects an empty string for an input it leaves
+    out, which must leave the option at its default, not give it the value ""."""
+    for name in names:
+        if os.environ.get(name):
+            return os.environ[name]
+    raise AnsibleFallbackNotFound
+
+
 def _env(name):
-    return (env_fallback, [ENV + name])
+    return (set_env_fallback, [ENV + name])
 
 
 CONNECTION_SPEC = dict(
@@ -32,7 +42,10 @@ CONNECTION_SPEC = dict(
     token=dict(type="str", no_log=True, fallback=_env("TOKEN")),
 )
 
-CONNECTION_REQUIRED_ONE_OF = [("password", "token")]
+#: what a module says when it has neither a password nor a token, wherever they were to come from
+NO_PASSWORD = ("password: no password to log in with; give the password option (in this collection's roles, the "
+               "variable broadcast_monitoring_password) or set the environment variable " + ENV + "PASSWORD (an AWX "
+               "credential of the type in extensions/awx/credential_type.yml sets it), or give a token")
 
 #: modules that manage what both devices have take the device type (or detect it)
 DEVICE_TYPE_SPEC = dict(
@@ -44,6 +57,8 @@ DEVICE_TYPE_SPEC = dict(
 def check_connection(params):
     """Problems with the connection options that the argument spec cannot express."""
     problems = []
+    if not params.get("password") and not params.get("token"):
+        problems.append(NO_PASSWORD)
     if params.get("port") is not None and not 1 <= params["port"] <= 65535:
         problems.append("port: must be between 1 and 65535, got %d" % params["port"])
     if params["timeout"] <= 0:

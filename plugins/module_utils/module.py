@@ -13,7 +13,6 @@ from ansible.module_utils.common.validation import check_type_dict
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import client as client_mod
 from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import (
-    CONNECTION_REQUIRED_ONE_OF,
     CONNECTION_SPEC,
     DEVICE_TYPE_SPEC,
     check_connection,
@@ -48,7 +47,7 @@ class DeviceModule(AnsibleModule):
         kwargs.setdefault("supports_check_mode", True)
         super().__init__(
             argument_spec=spec,
-            required_one_of=CONNECTION_REQUIRED_ONE_OF + list(required_one_of or []),
+            required_one_of=required_one_of,
             **kwargs,
         )
         if self._not_dicts:
