@@ -120,6 +120,8 @@ class DeviceModule(AnsibleModule):
             self.fail_json(msg=err.describe(), error=err.details())
         except Exception as err:  # a bug of ours: say so, with the traceback for -vvv
             self.fail_json(msg="unexpected %s: %s" % (type(err).__name__, err), exception=traceback.format_exc())
+        for warning in result.pop("warnings", None) or []:
+            self.warn(warning)
         result["requests"] = dict(self.client.counts)
         if not self._diff:
             result.pop("diff", None)

@@ -31,11 +31,11 @@ class Inputs(Resource):
     otherwise the profiles are read as without it."""
 
     key = "name"
+    noun = "input"
     atomic = ("source",)
 
     def __init__(self, client, profile_ids=None):
         super().__init__(client)
-        self.raw = {}
         self.profiles = {}
         self.known_profiles = dict(profile_ids or {})
         self.wanted_profiles = set()
@@ -91,16 +91,7 @@ class Inputs(Resource):
         else:
             self._read_profiles()
         names = {pid: name for name, pid in self.profiles.items()}
-        current, ids = {}, {}
-        for raw in inputs:
-            ids.setdefault(raw["name"], []).append(raw["id"])
-            self.raw[raw["name"]] = raw
-            current[raw["name"]] = self.normalise(dev.input_from_device(raw, names))
-        clashes = ["%r (ids %s)" % (n, ", ".join(map(str, i))) for n, i in ids.items() if len(i) > 1]
-        if clashes:
-            raise Conflict(["the analyzer has several inputs with one name, which ts_input cannot tell apart: %s;"
-                            " rename or delete them on the device" % "; ".join(clashes)])
-        return current
+        return self.index((raw, self.normalise(dev.input_from_device(raw, names))) for raw in inputs)
 
     def _read_profiles(self):
         self.profiles = dev.profile_ids(self.client.get(dev.PROFILES))
@@ -152,7 +143,10 @@ class Inputs(Resource):
         self._set_features(raw["id"], before, after)
 
     def delete(self, before):
-        self.client.delete(dev.INPUT % self.raw[before["name"]]["id"])
+        self.delete_copy(self.raw[before["name"]]["id"])
+
+    def delete_copy(self, ident):
+        self.client.delete(dev.INPUT % ident)
 
     def _set_monitoring(self, input_id, monitoring):
         # GET, but a write: never retried blindly on a connection error.
@@ -208,10 +202,7 @@ class Profiles(Resource):
     write per profile that differs."""
 
     key = "name"
-
-    def __init__(self, client):
-        super().__init__(client)
-        self.raw = {}
+    noun = "alert profile"
 
     def check(self, desired):
         check = Checker()
@@ -244,11 +235,7 @@ class Profiles(Resource):
         return check.problems
 
     def read(self):
-        current = {}
-        for raw in self.client.get(dev.PROFILES):
-            self.raw[raw["name"]] = raw
-            current[raw["name"]] = self.normalise(dev.profile_from_device(raw))
-        return current
+        return self.index((raw, self.normalise(dev.profile_from_device(raw))) for raw in self.client.get(dev.PROFILES))
 
     def ids(self, result):
         """{name: id} of the profiles the device has after ``result`` whose id is known (a
@@ -305,7 +292,10 @@ class Profiles(Resource):
         self.client.post(dev.PROFILE % self.raw[before["name"]]["id"], body)
 
     def delete(self, before):
-        self.client.delete(dev.PROFILE % self.raw[before["name"]]["id"])
+        self.delete_copy(self.raw[before["name"]]["id"])
+
+    def delete_copy(self, ident):
+        self.client.delete(dev.PROFILE % ident)
 
 
 class Converters(Resource):
