@@ -31,6 +31,10 @@ class Conflict(InputError):
     names on the device); raised before any write."""
 
 
+class ConcurrentChange(Exception):
+    """Writes that did not stick: each was read back and found overwritten by another writer."""
+
+
 class PartialFailure(Exception):
     """A write failed after others had landed. ``unknown`` is a write whose answer was lost
     and whose effect could not be read back either: it may or may not have landed."""
@@ -394,6 +398,54 @@ def reconcile_settings(current, desired, write, check_mode, atomic=(), normalise
     if changed and not check_mode:
         write(after)
     return {"changed": changed, "before": before, "after": after, "diff": {"before": before, "after": after}}
+
+
+#: writes of a settings object merged from what the device has, before a concurrent change is reported
+MERGE_ATTEMPTS = 3
+
+
+def reconcile_read_back(read, desired_from, write, check_mode, atomic=(), normalise=None):
+    """A settings object whose desired value depends on what the device has (addresses the
+    user adds to a list, or removes from it), written whole. The device has no compare-and-set:
+    another run writing the same object between this run's read and write makes one of the two
+    writes vanish. So each write is read back; when what this run set is missing (merging it
+    into the fresh read would change something), it is merged into that read and written again,
+    at most MERGE_ATTEMPTS times; then ConcurrentChange. A write whose answer is lost is judged
+    by the same read-back, never resent blindly. ``desired_from(current)`` gives what the user
+    set, as ``reconcile_settings`` takes it; ``write(after)`` writes the whole object."""
+    normalise = normalise or (lambda obj: obj)
+    current = read()
+    result = reconcile_settings(current, desired_from(current), None, True, atomic, normalise)
+    if not result["changed"] or check_mode:
+        return result
+    after, lost, attempts = result["after"], [], 0
+    while True:
+        attempts += 1
+        answered = True
+        try:
+            write(after)
+        except DeviceError as err:
+            if err.kind != UNREACHABLE:
+                raise
+            answered = False
+        fresh = read()
+        again = reconcile_settings(fresh, desired_from(fresh), None, True, atomic, normalise)
+        if not answered:
+            lost.append({"landed": not again["changed"]})
+        if not again["changed"]:
+            break
+        if attempts == MERGE_ATTEMPTS:
+            raise ConcurrentChange(
+                "a concurrent change was detected: %d write(s) of the whole settings were read back and each time"
+                " what this run set had been overwritten (another run or user writing the same settings at once);"
+                " the device keeps the other writer's version. Run again once the other writer is done" % attempts)
+        after = again["after"]
+    result["after"] = result["diff"]["after"] = normalise(fresh)
+    if lost:
+        result["lost_answers"] = lost
+    if attempts > 1:
+        result["merged_again"] = attempts - 1
+    return result
 
 
 def _unknown_keys(desired, current, key):

@@ -10,7 +10,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import
     Conflict,
     InputError,
     Resource,
-    reconcile_settings,
+    reconcile_read_back,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
 
@@ -393,23 +393,30 @@ def _address_order(address):
 
 def snmp(client, params, check_mode):
     """Reconcile the SNMP settings; ``params['lists']`` says how the given lists meet the
-    device's (add, remove or replace). One read, one write when something differs."""
+    device's (add, remove or replace). One read, and when something differs one write and
+    one read back (engine.reconcile_read_back: a concurrent writer must not make an
+    address vanish unseen)."""
     given = check_snmp(params)
-    current = dev.snmp_from_device(client.get(dev.SNMP_SETTINGS))
-    current = dict(current, trap_addresses=[Checker().ipv4_port("", a) or a for a in current["trap_addresses"]])
-    desired = {"enabled": params.get("enabled")}
-    for key, addresses in given.items():
-        if params["lists"] == "add":
-            desired[key] = current[key] + addresses
-        elif params["lists"] == "remove":
-            desired[key] = [a for a in current[key] if a not in addresses]
-        else:
-            desired[key] = addresses
-        if len(set(desired[key])) > dev.SNMP_LIST_MAX:
-            raise InputError(["%s: the analyzer takes at most %d addresses; with lists=%s there would be %d" % (
-                key, dev.SNMP_LIST_MAX, params["lists"], len(set(desired[key])))])
+
+    def read():
+        current = dev.snmp_from_device(client.get(dev.SNMP_SETTINGS))
+        return dict(current, trap_addresses=[Checker().ipv4_port("", a) or a for a in current["trap_addresses"]])
+
+    def desired_from(current):
+        desired = {"enabled": params.get("enabled")}
+        for key, addresses in given.items():
+            if params["lists"] == "add":
+                desired[key] = current[key] + addresses
+            elif params["lists"] == "remove":
+                desired[key] = [a for a in current[key] if a not in addresses]
+            else:
+                desired[key] = addresses
+            if len(set(desired[key])) > dev.SNMP_LIST_MAX:
+                raise InputError(["%s: the analyzer takes at most %d addresses; with lists=%s there would be %d" % (
+                    key, dev.SNMP_LIST_MAX, params["lists"], len(set(desired[key])))])
+        return desired
 
     def write(after):
         client.post(dev.SNMP_SETTINGS, after)
 
-    return reconcile_settings(current, desired, write, check_mode, atomic=dev.SNMP_LISTS, normalise=_snmp_normalise)
+    return reconcile_read_back(read, desired_from, write, check_mode, atomic=dev.SNMP_LISTS, normalise=_snmp_normalise)

@@ -137,3 +137,19 @@ def test_a_module_whose_controller_was_killed_stops_before_its_next_write(sim, c
     # orphan went on to create all 12
     assert len(sim.call(ts.writes)) - written_at_kill <= 1, sim.call(ts.writes)
     assert 1 <= len(created) < len(wanted), [i["name"] for i in created]
+
+
+def test_two_ts_snmp_runs_adding_addresses_at_once_keep_both_pairs(sim, collections_path, tmp_path, ts):
+    # reads held back longer than writes: each run reads before the other's write acts, and
+    # reads back after it, the interleaving in which one whole-object write erases the other
+    faults(ts, [{"kind": "latency", "seconds": 3, "method": "GET", "path": "/api/snmp/settings"},
+                {"kind": "latency", "seconds": 2, "method": "POST", "path": "/api/snmp/settings"}])
+    pairs = {1: ["10.0.1.1:162", "10.0.1.2:162"], 2: ["10.0.2.1:162", "10.0.2.2:162"]}
+    try:
+        runs = {n: start(sim, collections_path, tmp_path, "snmp%d" % n,
+                         [task("ts_snmp", ts, lists="add", trap_addresses=pairs[n])], ts.name) for n in pairs}
+        results = {n: finish(proc, tmp_path, "snmp%d" % n)[0][0] for n, proc in runs.items()}
+    finally:
+        faults(ts, [])
+    assert all(r.get("failed") is not True and r["changed"] is True for r in results.values()), results
+    assert Api(ts).get("/snmp/settings")["trap_addresses"] == pairs[1] + pairs[2], results
