@@ -47,7 +47,10 @@ class Inputs(Resource):
             obj.get("alert_profile") or dev.DEFAULT_PROFILE for obj in desired}
         check = Checker()
         for name, pid in self.known_profiles.items():
-            if isinstance(pid, bool) or not isinstance(pid, int):
+            if pid is None and not self.check_mode:
+                check.fail("alert_profile_ids.%s" % name, "null (a profile that ts_alert_profile in check mode would"
+                           " create) is taken in check mode only")
+            elif pid is not None and (isinstance(pid, bool) or not isinstance(pid, int)):
                 check.fail("alert_profile_ids.%s" % name, "must be a profile id (an integer), got %r" % (pid,))
         for index, obj in enumerate(desired):
             if not 1 <= len(obj["name"]) <= dev.NAME_MAX:
@@ -83,13 +86,17 @@ class Inputs(Resource):
     def read(self):
         inputs = self.client.get(dev.INPUTS)
         used = {dev.input_profile_id(raw) for raw in inputs}
+        # ids None: profiles that ts_alert_profile would create (check mode), not on the device yet
+        known = {name: pid for name, pid in self.known_profiles.items() if pid is not None}
+        planned = [name for name, pid in self.known_profiles.items() if pid is None]
         if self.profiles_read:
             pass  # a read-back after a lost answer: the profiles are known already
-        elif (self.known_profiles and used <= set(self.known_profiles.values())
-              and self.wanted_profiles <= set(self.known_profiles)):
-            self.profiles = dict(self.known_profiles)
+        elif known and used <= set(known.values()) and self.wanted_profiles <= set(known) | set(planned):
+            self.profiles = dict(known)
         else:
             self._read_profiles()
+        for name in planned:
+            self.profiles.setdefault(name, None)
         names = {pid: name for name, pid in self.profiles.items()}
         return self.index((raw, self.normalise(dev.input_from_device(raw, names))) for raw in inputs)
 
@@ -239,8 +246,12 @@ class Profiles(Resource):
 
     def ids(self, result):
         """{name: id} of the profiles the device has after ``result`` whose id is known (a
-        profile created by this run is left out: its id would need another read)."""
+        profile created by this run is left out: its id would need another read). In check
+        mode a profile the run would create is given with id None, so that ts_input, in
+        check mode too, takes inputs that name it."""
         names = [obj["name"] for obj in result.get("after", result.get("gathered", []))]
+        if self.check_mode:
+            return {name: self.raw[name]["id"] if name in self.raw else None for name in names}
         return {name: self.raw[name]["id"] for name in names if name in self.raw}
 
     def check_against(self, desired, current):

@@ -141,6 +141,8 @@ profile_ids:
   description:
     - Name and id of each profile the analyzer has after the run, except profiles this run created (their id
       would cost another read).
+    - In check mode, a profile the run would create is listed with id V(null), so that
+      M(broadcast.monitoring.ts_input) in check mode takes inputs that name it.
     - Give it to M(broadcast.monitoring.ts_input) as O(broadcast.monitoring.ts_input#module:alert_profile_ids) to
       save that module reading the profiles again.
   returned: success

@@ -332,3 +332,17 @@ def test_deleted_removes_every_copy_of_a_name(play, sim, ts):
     assert "left alone" in out.output  # Mux 1's copies are not touched by the first task, with a warning
     assert out[1]["duplicates_removed"] == [{"name": "Mux 1", "id": 2}], out[1]
     assert ts_inputs(play, ts) == []
+
+
+def test_a_planned_profile_id_is_taken_in_check_mode_only(play, sim, ts):
+    strict = dict(MUX, alert_profile="Strict")
+    clear_log(sim, ts)
+    checked = play.run([task(ts, "merged", [strict], alert_profile_ids={"Default": 1, "Strict": None})], ts.name,
+                       check=True)[0]
+    assert checked.get("failed") is not True and checked["changes"] == [{"action": "create", "key": "Mux 1"}], checked
+    assert write_paths(sim, ts) == []
+    clear_log(sim, ts)
+    real = play.run([task(ts, "merged", [strict], alert_profile_ids={"Default": 1, "Strict": None})], ts.name)[0]
+    assert real["failed"] is True and "alert_profile_ids.Strict: null" in real["msg"], real
+    assert sim.call(lambda: list(ts.requests)) == []  # refused before any request
+    assert ts_inputs(play, ts) == []
