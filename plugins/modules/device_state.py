@@ -17,7 +17,7 @@ description:
     (M(broadcast.monitoring.device_time)), C(logging) (M(broadcast.monitoring.device_logging)), C(snmp)
     (M(broadcast.monitoring.ts_snmp)), C(alert_profiles) (M(broadcast.monitoring.ts_alert_profile)), C(inputs)
     (M(broadcast.monitoring.ts_input)), C(converters) (M(broadcast.monitoring.ts_converter))."
-  - With O(purge), the alert profiles take two passes around the inputs, as their dependencies require: the
+  - With O(purge), the alert profiles take two passes around the inputs, as their dependencies require. The
     declared profiles are created and updated first, the inputs then move to them, and only after that are the
     profiles not declared deleted (a second run of M(broadcast.monitoring.ts_alert_profile), made only when there
     is one to delete). So one run can replace a profile and move the inputs that use it. In check mode that

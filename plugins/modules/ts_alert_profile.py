@@ -37,7 +37,7 @@ options:
         The factory profile V(Default) cannot be deleted either (the analyzer refuses); the module fails before any
         write, whether V(deleted) names it or V(overridden) would delete it because it is not listed.
       - Should the analyzer hold two profiles of one name, the states treat them as
-        M(broadcast.monitoring.ts_input) treats two inputs of one name: V(overridden) keeps one copy (the one already
+        M(broadcast.monitoring.ts_input) treats two inputs of one name. V(overridden) keeps one copy (the one already
         as listed, else the lowest id) and V(deleted) deletes every copy, both listing the copies deleted in
         RV(duplicates_removed); V(merged) and V(replaced) fail before any write; V(gathered) lists every copy in
         RV(duplicates).

@@ -177,8 +177,8 @@ options:
         O(config) asks for; otherwise the module reads the profiles as it does without this option.
       - The P(broadcast.monitoring.ts_analyzer#role) role passes them. Give ids from the same play only; an id
         the device has since given to another profile would assign that profile.
-      - In check mode, M(broadcast.monitoring.ts_alert_profile) gives a profile it would create with id V(null):
-        inputs may then name it (check mode only; a real run refuses a V(null) id before any request).
+      - In check mode, M(broadcast.monitoring.ts_alert_profile) gives a profile it would create with id V(null), and
+        inputs may then name it (in check mode only; a real run refuses a V(null) id before any request).
     type: dict
 notes:
   - One invocation costs one login, two reads (inputs and profiles; one, the inputs, when
