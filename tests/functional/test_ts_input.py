@@ -264,8 +264,7 @@ def _twice(device):
     (tests/simulator/README.md, POST /inputs)."""
     api = Api(device)
     plain = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000}}}
-    declared = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000,
-                                                           "source_address": "10.0.0.7"}}}
+    declared = {"eth": {"stream_protocol": 0, "multicast": dict(plain["eth"]["multicast"], source_address="10.0.0.7")}}
     return [api.add_input(name, config)["id"] for name, config in
             (("Mux 1", plain), ("Mux 1", declared), ("Other", plain), ("Other", plain))]
 
@@ -306,8 +305,8 @@ def test_overridden_keeps_the_copy_as_declared_and_deletes_the_others(play, sim,
                                 {"action": "delete", "key": "Other", "id": 4}]
     assert checked["changes"] == first["changes"] and checked["duplicates_removed"] == first["duplicates_removed"]
     # id 2 was already as declared: kept untouched, every other copy deleted
-    assert sorted(write_paths(sim, ts)) == [("DELETE", "/api/inputs/1"), ("DELETE", "/api/inputs/3"),
-                                       ("DELETE", "/api/inputs/4")]
+    deleted = [("DELETE", "/api/inputs/%d" % n) for n in (1, 3, 4)]
+    assert sorted(write_paths(sim, ts)) == deleted
     assert [(i["id"], i["name"]) for i in ts_inputs(play, ts)] == [(2, "Mux 1")]
     assert second["changed"] is False and "duplicates_removed" not in second, second
 

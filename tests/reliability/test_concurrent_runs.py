@@ -43,7 +43,7 @@ def start(sim, collections_path, workdir, name, tasks, host):
 
 
 def finish(proc, workdir, name):
-    output, _ = proc.communicate(timeout=300)
+    output = proc.communicate(timeout=300)[0]
     path = workdir / ("%s.json" % name)
     assert path.exists(), output
     return json.loads(path.read_text()), output
