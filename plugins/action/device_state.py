@@ -14,7 +14,14 @@ from ansible.module_utils.errors import UnsupportedError
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import ARGUMENT_SPEC, PASSED_ON
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import PartError, module_args, plain, plan, refused
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import (
+    PartError,
+    joined,
+    module_args,
+    plain,
+    plan,
+    refused,
+)
 
 COLLECTION = "broadcast.monitoring."
 
@@ -41,7 +48,8 @@ class ActionModule(ActionBase):
         except PartError as error:
             return dict(result, failed=True, msg=str(error))
         options = {"purge": args["purge"], "reboot": args["reboot"]}
-        problems = [problem for part in declared for problem in refused(part, module_args(part, args["parts"], options, {}))]
+        problems = [problem for part in declared if module_args(part, args["parts"], options, {}) is not None
+                    for problem in refused(part, module_args(part, args["parts"], options, {}))]
         if problems:
             return dict(result, failed=True, msg="invalid parts, nothing was run: %s" % "; ".join(problems))
         try:
@@ -64,14 +72,19 @@ class ActionModule(ActionBase):
 
         parts, diffs, warnings = {}, [], []
         for part in declared:
-            outcome = self._execute_module(
-                COLLECTION + part.module, dict(connection, **module_args(part, args["parts"], options, parts)),
-                task_vars=task_vars)
-            modules.append(part.module)
+            part_args = module_args(part, args["parts"], options, parts)
+            if part_args is None:
+                continue  # nothing to do (a second pass with nothing left for it)
+            outcome = part.planned(part_args, parts) if part.planned and self._task.check_mode else None
+            if outcome is None:
+                outcome = self._execute_module(COLLECTION + part.module, dict(connection, **part_args),
+                                               task_vars=task_vars)
+                modules.append(part.module)
             if outcome.get("diff") and outcome.get("changed"):
                 diffs.extend(_headed(part.name, outcome["diff"]))
             warnings.extend("%s: %s" % (part.name, warning) for warning in outcome.get("warnings") or [])
-            parts[part.name] = {key: value for key, value in outcome.items() if key not in DROPPED}
+            kept = {key: value for key, value in outcome.items() if key not in DROPPED}
+            parts[part.name] = joined(parts[part.name], kept) if part.name in parts else kept
             if outcome.get("failed"):
                 break
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import time
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import transport
+from ansible_collections.broadcast.monitoring.plugins.module_utils import controller, transport
 
 # What a failure is, so a module can say what to fix (one message per class).
 UNREACHABLE = "unreachable"
@@ -23,6 +23,7 @@ BUSY = "busy"
 NOT_FOUND = "not_found"
 REFUSED = "refused"
 DEVICE = "device"
+ABANDONED = "abandoned"
 
 HINTS = {
     UNREACHABLE: "check host, port and protocol, and that the device is powered and routed",
@@ -32,6 +33,8 @@ HINTS = {
     NOT_FOUND: "the device has no such object; it may have been removed meanwhile",
     REFUSED: "the device refused a value; correct the parameter it names",
     DEVICE: "the device reported an internal error",
+    ABANDONED: "the run that started this module was ended (e.g. ansible-playbook killed), so it stopped before"
+               " writing more; read the device (state=gathered) or run the play again",
 }
 
 
@@ -90,6 +93,8 @@ class Client:
         self.session = transport.Session(verify=(ca_path or True) if validate_certs else False)
         self.session.headers["Accept"] = "application/json"
         self.counts = {"login": 0, "read": 0, "write": 0}
+        #: the processes up to the controller as they were at start (checked before each write)
+        self.lineage = controller.Lineage()
 
     def at(self, host):
         """The same device and credentials at another address (after re-addressing); tokens
@@ -151,6 +156,10 @@ class Client:
         """
         if idempotent is None:
             idempotent = method == "GET"
+        if not idempotent:
+            gone = self.lineage.gone()
+            if gone:
+                raise DeviceError(ABANDONED, "%s %s not sent: %s" % (method, path, gone))
         self.counts["read" if idempotent else "write"] += 1
         relogged = False
         while True:

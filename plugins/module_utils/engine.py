@@ -31,6 +31,10 @@ class Conflict(InputError):
     names on the device); raised before any write."""
 
 
+class ConcurrentChange(Exception):
+    """Writes that did not stick: each was read back and found overwritten by another writer."""
+
+
 class PartialFailure(Exception):
     """A write failed after others had landed. ``unknown`` is a write whose answer was lost
     and whose effect could not be read back either: it may or may not have landed."""
@@ -65,16 +69,21 @@ def merge(current, desired, atomic=()):
 
 
 class Change:
-    """One planned write: ``create``, ``update`` or ``delete`` of the object at ``key``."""
+    """One planned write: ``create``, ``update`` or ``delete`` of the object at ``key``;
+    ``copy`` is the device id of an extra copy of ``key`` to delete (duplicates)."""
 
-    def __init__(self, action, key, before=None, after=None):
+    def __init__(self, action, key, before=None, after=None, copy=None):
         self.action = action
         self.key = key
         self.before = before
         self.after = after
+        self.copy = copy
 
     def summary(self):
-        return {"action": self.action, "key": self.key}
+        out = {"action": self.action, "key": self.key}
+        if self.copy is not None:
+            out["id"] = self.copy
+        return out
 
 
 class Resource:
@@ -86,6 +95,8 @@ class Resource:
     """
 
     key = "name"
+    #: what one object is called in messages
+    noun = "object"
     atomic = ()
     #: True when the device has a fixed set of objects (tuners, ports): nothing is created
     #: or deleted, and a key the device does not have is an input error.
@@ -94,8 +105,15 @@ class Resource:
     def __init__(self, client):
         self.client = client
         self.state = "merged"  # set by reconcile before any check
+        self.check_mode = False  # likewise
         #: writes whose answer was lost, and whether the read-back found them landed
         self.lost_answers = []
+        #: the device's element of each key (``id`` tells copies apart), set by ``index``
+        self.raw = {}
+        #: {key: [(element, object), ...]} keys the device holds more than once, by id
+        self.duplicates = {}
+        #: {key: id} the copy that stands for a duplicated key (chosen by the engine)
+        self.kept = {}
 
     def check(self, desired):
         """Problems with the desired objects found without the device; [] when none."""
@@ -106,6 +124,28 @@ class Resource:
         return []
 
     def read(self):
+        raise NotImplementedError
+
+    def index(self, pairs):
+        """``{key: object}`` from the device's elements as ``(element, object)`` pairs.
+        Devices that key objects by id may hold one name twice (two runs creating it at
+        once): such a key is recorded in ``duplicates``, and the copy returned for it is
+        the one in ``kept``, else the one with the lowest id."""
+        groups = {}
+        for element, obj in pairs:
+            groups.setdefault(obj[self.key], []).append((element, obj))
+        current, self.raw, self.duplicates = {}, {}, {}
+        for key, copies in groups.items():
+            copies.sort(key=lambda pair: pair[0]["id"])
+            element, obj = next((c for c in copies if c[0]["id"] == self.kept.get(key)), copies[0])
+            self.raw[key] = element
+            current[key] = obj
+            if len(copies) > 1:
+                self.duplicates[key] = copies
+        return current
+
+    def delete_copy(self, ident):
+        """Delete the object with device id ``ident`` (an extra copy of a duplicated key)."""
         raise NotImplementedError
 
     def refresh(self):
@@ -177,7 +217,9 @@ def apply(resource, changes):
 
 
 def _write(resource, change):
-    if change.action == "create":
+    if change.copy is not None:
+        resource.delete_copy(change.copy)
+    elif change.action == "create":
         resource.create(change.after)
     elif change.action == "update":
         resource.update(change.before, change.after)
@@ -201,6 +243,12 @@ def _write_verified(resource, change):
     except DeviceError:
         resource.lost_answers.append(dict(change.summary(), landed=None))
         raise lost from None
+    if change.copy is not None:
+        landed = change.copy not in [element["id"] for element, _obj in resource.duplicates.get(change.key, [])]
+        resource.lost_answers.append(dict(change.summary(), landed=landed))
+        if not landed:
+            resource.delete_copy(change.copy)
+        return
     present = current.get(change.key)
     if change.action == "delete":
         landed = present is None
@@ -222,31 +270,105 @@ def reconcile(resource, config, state, check_mode):
     """Bring a keyed list to the desired state; returns the module result."""
     desired = [strip_unset(obj) for obj in (config or [])]
     resource.state = state
+    resource.check_mode = check_mode
     problems = _duplicates(desired, resource.key) + resource.check(desired)
     if problems:
         raise InputError(problems)
     current = resource.read()
+    warnings = []
     if state == "gathered":
-        return {"changed": False, "gathered": list(current.values())}
+        result = {"changed": False, "gathered": list(current.values())}
+        if resource.duplicates:
+            result["duplicates"] = _copies(resource)
+            warnings.append(_duplicates_warning(resource, "gathered shows the copy with the lowest id of each"))
+        return dict(result, warnings=warnings) if warnings else result
     problems = resource.check_against(desired, current)
     if resource.fixed:
         problems = _unknown_keys(desired, current, resource.key) + problems
     if problems:
         raise InputError(problems)
+    extras = _resolve_duplicates(resource, current, desired, state, warnings)
     after, changes = plan(resource, current, desired, state)
+    changes += [Change("delete", key, before=obj, copy=element["id"]) for key, element, obj in extras]
     if changes and not check_mode:
         resource.apply_changes(changes)
     before_list = [resource.normalise(obj) for obj in current.values()]
     after_list = list(after.values())
+    diff_before = {o[resource.key]: o for o in before_list}
+    for key, element, obj in extras:
+        before_list.append(resource.normalise(obj))
+        diff_before["%s (copy, id %s)" % (key, element["id"])] = before_list[-1]
     extra = {"lost_answers": resource.lost_answers} if resource.lost_answers else {}
+    if extras:
+        extra["duplicates_removed"] = [{resource.key: key, "id": element["id"]} for key, element, _obj in extras]
+    if warnings:
+        extra["warnings"] = warnings
     return {
         **extra,
         "changed": bool(changes),
         "before": before_list,
         "after": after_list,
         "changes": [c.summary() for c in changes],
-        "diff": {"before": {o[resource.key]: o for o in before_list}, "after": {o[resource.key]: o for o in after_list}},
+        "diff": {"before": diff_before, "after": {o[resource.key]: o for o in after_list}},
     }
+
+
+def _resolve_duplicates(resource, current, desired, state, warnings):
+    """The extra copies of duplicated keys to delete, as (key, element, object).
+
+    ``overridden`` keeps one copy of each listed key: the one already as listed, else the
+    lowest id (then updated); it deletes every copy of a key not listed. ``deleted`` deletes
+    every copy of the keys it deletes. ``merged`` and ``replaced`` cannot tell the copies
+    apart: a listed key held twice stops them before any write. Duplicated keys the state
+    does not touch are left alone, with a warning."""
+    if not resource.duplicates:
+        return []
+    wanted = {obj[resource.key]: obj for obj in desired}
+    if state in ("merged", "replaced"):
+        clashes = [key for key in resource.duplicates if key in wanted]
+        if clashes:
+            raise Conflict(["the device holds %s; state=%s cannot tell the copies apart. state=overridden keeps one"
+                            " copy of each listed %s (the one already as listed, else the lowest id) and deletes the"
+                            " others; state=deleted deletes them all" % (
+                                _describe(resource, clashes), state, resource.key)])
+    if state == "overridden":
+        touched = list(resource.duplicates)
+    elif state == "deleted":
+        touched = [key for key in resource.duplicates if key in wanted or not desired]
+    else:
+        touched = []
+    untouched = [key for key in resource.duplicates if key not in touched]
+    if untouched:
+        warnings.append("the device holds %s; left alone (state=overridden or deleted removes the extra copies)"
+                        % _describe(resource, untouched))
+    extras = []
+    for key in touched:
+        copies = resource.duplicates[key]
+        keep = copies[0]
+        if state == "overridden" and key in wanted:
+            target = resource.normalise(merge(resource.defaults(), wanted[key], resource.atomic))
+            keep = next((c for c in copies if resource.normalise(c[1]) == target), keep)
+        resource.kept[key] = keep[0]["id"]
+        resource.raw[key] = keep[0]
+        current[key] = keep[1]
+        extras += [(key, element, obj) for element, obj in copies if element is not keep[0]]
+    return extras
+
+
+def _describe(resource, keys):
+    return "several %ss with one %s: %s" % (resource.noun, resource.key, "; ".join("%r (ids %s)" % (
+        key, ", ".join(str(element["id"]) for element, _obj in resource.duplicates[key])) for key in keys))
+
+
+def _copies(resource):
+    """Every copy of each duplicated key, with its id, for ``gathered``."""
+    return [dict(obj, id=element["id"], shown=element is resource.raw[key])
+            for key, copies in resource.duplicates.items() for element, obj in copies]
+
+
+def _duplicates_warning(resource, what):
+    return "the device holds %s; %s (state=overridden or deleted removes the extra copies)" % (
+        _describe(resource, list(resource.duplicates)), what)
 
 
 def write_settings(write, after, read):
@@ -276,6 +398,54 @@ def reconcile_settings(current, desired, write, check_mode, atomic=(), normalise
     if changed and not check_mode:
         write(after)
     return {"changed": changed, "before": before, "after": after, "diff": {"before": before, "after": after}}
+
+
+#: writes of a settings object merged from what the device has, before a concurrent change is reported
+MERGE_ATTEMPTS = 3
+
+
+def reconcile_read_back(read, desired_from, write, check_mode, atomic=(), normalise=None):
+    """A settings object whose desired value depends on what the device has (addresses the
+    user adds to a list, or removes from it), written whole. The device has no compare-and-set:
+    another run writing the same object between this run's read and write makes one of the two
+    writes vanish. So each write is read back; when what this run set is missing (merging it
+    into the fresh read would change something), it is merged into that read and written again,
+    at most MERGE_ATTEMPTS times; then ConcurrentChange. A write whose answer is lost is judged
+    by the same read-back, never resent blindly. ``desired_from(current)`` gives what the user
+    set, as ``reconcile_settings`` takes it; ``write(after)`` writes the whole object."""
+    normalise = normalise or (lambda obj: obj)
+    current = read()
+    result = reconcile_settings(current, desired_from(current), None, True, atomic, normalise)
+    if not result["changed"] or check_mode:
+        return result
+    after, lost, attempts = result["after"], [], 0
+    while True:
+        attempts += 1
+        answered = True
+        try:
+            write(after)
+        except DeviceError as err:
+            if err.kind != UNREACHABLE:
+                raise
+            answered = False
+        fresh = read()
+        again = reconcile_settings(fresh, desired_from(fresh), None, True, atomic, normalise)
+        if not answered:
+            lost.append({"landed": not again["changed"]})
+        if not again["changed"]:
+            break
+        if attempts == MERGE_ATTEMPTS:
+            raise ConcurrentChange(
+                "a concurrent change was detected: %d write(s) of the whole settings were read back and each time"
+                " what this run set had been overwritten (another run or user writing the same settings at once);"
+                " the device keeps the other writer's version. Run again once the other writer is done" % attempts)
+        after = again["after"]
+    result["after"] = result["diff"]["after"] = normalise(fresh)
+    if lost:
+        result["lost_answers"] = lost
+    if attempts > 1:
+        result["merged_again"] = attempts - 1
+    return result
 
 
 def _unknown_keys(desired, current, key):

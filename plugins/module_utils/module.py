@@ -18,7 +18,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.connection im
     check_connection,
     client_from_params,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import Conflict, InputError, PartialFailure
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import ConcurrentChange, Conflict, InputError, PartialFailure
 
 
 def device_file(device_type):
@@ -115,10 +115,14 @@ class DeviceModule(AnsibleModule):
                 changed=bool(err.done or err.unknown), written=err.done, not_written=err.pending,
                 unknown=err.unknown, error=err.error.details(),
             )
+        except ConcurrentChange as err:
+            self.fail_json(msg=str(err), changed=True)
         except client_mod.DeviceError as err:
             self.fail_json(msg=err.describe(), error=err.details())
         except Exception as err:  # a bug of ours: say so, with the traceback for -vvv
             self.fail_json(msg="unexpected %s: %s" % (type(err).__name__, err), exception=traceback.format_exc())
+        for warning in result.pop("warnings", None) or []:
+            self.warn(warning)
         result["requests"] = dict(self.client.counts)
         if not self._diff:
             result.pop("diff", None)

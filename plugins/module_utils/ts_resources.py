@@ -10,7 +10,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import
     Conflict,
     InputError,
     Resource,
-    reconcile_settings,
+    reconcile_read_back,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
 
@@ -31,11 +31,11 @@ class Inputs(Resource):
     otherwise the profiles are read as without it."""
 
     key = "name"
+    noun = "input"
     atomic = ("source",)
 
     def __init__(self, client, profile_ids=None):
         super().__init__(client)
-        self.raw = {}
         self.profiles = {}
         self.known_profiles = dict(profile_ids or {})
         self.wanted_profiles = set()
@@ -47,7 +47,10 @@ class Inputs(Resource):
             obj.get("alert_profile") or dev.DEFAULT_PROFILE for obj in desired}
         check = Checker()
         for name, pid in self.known_profiles.items():
-            if isinstance(pid, bool) or not isinstance(pid, int):
+            if pid is None and not self.check_mode:
+                check.fail("alert_profile_ids.%s" % name, "null (a profile that ts_alert_profile in check mode would"
+                           " create) is taken in check mode only")
+            elif pid is not None and (isinstance(pid, bool) or not isinstance(pid, int)):
                 check.fail("alert_profile_ids.%s" % name, "must be a profile id (an integer), got %r" % (pid,))
         for index, obj in enumerate(desired):
             if not 1 <= len(obj["name"]) <= dev.NAME_MAX:
@@ -83,24 +86,19 @@ class Inputs(Resource):
     def read(self):
         inputs = self.client.get(dev.INPUTS)
         used = {dev.input_profile_id(raw) for raw in inputs}
+        # ids None: profiles that ts_alert_profile would create (check mode), not on the device yet
+        known = {name: pid for name, pid in self.known_profiles.items() if pid is not None}
+        planned = [name for name, pid in self.known_profiles.items() if pid is None]
         if self.profiles_read:
             pass  # a read-back after a lost answer: the profiles are known already
-        elif (self.known_profiles and used <= set(self.known_profiles.values())
-              and self.wanted_profiles <= set(self.known_profiles)):
-            self.profiles = dict(self.known_profiles)
+        elif known and used <= set(known.values()) and self.wanted_profiles <= set(known) | set(planned):
+            self.profiles = dict(known)
         else:
             self._read_profiles()
+        for name in planned:
+            self.profiles.setdefault(name, None)
         names = {pid: name for name, pid in self.profiles.items()}
-        current, ids = {}, {}
-        for raw in inputs:
-            ids.setdefault(raw["name"], []).append(raw["id"])
-            self.raw[raw["name"]] = raw
-            current[raw["name"]] = self.normalise(dev.input_from_device(raw, names))
-        clashes = ["%r (ids %s)" % (n, ", ".join(map(str, i))) for n, i in ids.items() if len(i) > 1]
-        if clashes:
-            raise Conflict(["the analyzer has several inputs with one name, which ts_input cannot tell apart: %s;"
-                            " rename or delete them on the device" % "; ".join(clashes)])
-        return current
+        return self.index((raw, self.normalise(dev.input_from_device(raw, names))) for raw in inputs)
 
     def _read_profiles(self):
         self.profiles = dev.profile_ids(self.client.get(dev.PROFILES))
@@ -152,7 +150,10 @@ class Inputs(Resource):
         self._set_features(raw["id"], before, after)
 
     def delete(self, before):
-        self.client.delete(dev.INPUT % self.raw[before["name"]]["id"])
+        self.delete_copy(self.raw[before["name"]]["id"])
+
+    def delete_copy(self, ident):
+        self.client.delete(dev.INPUT % ident)
 
     def _set_monitoring(self, input_id, monitoring):
         # GET, but a write: never retried blindly on a connection error.
@@ -208,10 +209,7 @@ class Profiles(Resource):
     write per profile that differs."""
 
     key = "name"
-
-    def __init__(self, client):
-        super().__init__(client)
-        self.raw = {}
+    noun = "alert profile"
 
     def check(self, desired):
         check = Checker()
@@ -244,16 +242,16 @@ class Profiles(Resource):
         return check.problems
 
     def read(self):
-        current = {}
-        for raw in self.client.get(dev.PROFILES):
-            self.raw[raw["name"]] = raw
-            current[raw["name"]] = self.normalise(dev.profile_from_device(raw))
-        return current
+        return self.index((raw, self.normalise(dev.profile_from_device(raw))) for raw in self.client.get(dev.PROFILES))
 
     def ids(self, result):
         """{name: id} of the profiles the device has after ``result`` whose id is known (a
-        profile created by this run is left out: its id would need another read)."""
+        profile created by this run is left out: its id would need another read). In check
+        mode a profile the run would create is given with id None, so that ts_input, in
+        check mode too, takes inputs that name it."""
         names = [obj["name"] for obj in result.get("after", result.get("gathered", []))]
+        if self.check_mode:
+            return {name: self.raw[name]["id"] if name in self.raw else None for name in names}
         return {name: self.raw[name]["id"] for name in names if name in self.raw}
 
     def check_against(self, desired, current):
@@ -305,7 +303,10 @@ class Profiles(Resource):
         self.client.post(dev.PROFILE % self.raw[before["name"]]["id"], body)
 
     def delete(self, before):
-        self.client.delete(dev.PROFILE % self.raw[before["name"]]["id"])
+        self.delete_copy(self.raw[before["name"]]["id"])
+
+    def delete_copy(self, ident):
+        self.client.delete(dev.PROFILE % ident)
 
 
 class Converters(Resource):
@@ -403,23 +404,30 @@ def _address_order(address):
 
 def snmp(client, params, check_mode):
     """Reconcile the SNMP settings; ``params['lists']`` says how the given lists meet the
-    device's (add, remove or replace). One read, one write when something differs."""
+    device's (add, remove or replace). One read, and when something differs one write and
+    one read back (engine.reconcile_read_back: a concurrent writer must not make an
+    address vanish unseen)."""
     given = check_snmp(params)
-    current = dev.snmp_from_device(client.get(dev.SNMP_SETTINGS))
-    current = dict(current, trap_addresses=[Checker().ipv4_port("", a) or a for a in current["trap_addresses"]])
-    desired = {"enabled": params.get("enabled")}
-    for key, addresses in given.items():
-        if params["lists"] == "add":
-            desired[key] = current[key] + addresses
-        elif params["lists"] == "remove":
-            desired[key] = [a for a in current[key] if a not in addresses]
-        else:
-            desired[key] = addresses
-        if len(set(desired[key])) > dev.SNMP_LIST_MAX:
-            raise InputError(["%s: the analyzer takes at most %d addresses; with lists=%s there would be %d" % (
-                key, dev.SNMP_LIST_MAX, params["lists"], len(set(desired[key])))])
+
+    def read():
+        current = dev.snmp_from_device(client.get(dev.SNMP_SETTINGS))
+        return dict(current, trap_addresses=[Checker().ipv4_port("", a) or a for a in current["trap_addresses"]])
+
+    def desired_from(current):
+        desired = {"enabled": params.get("enabled")}
+        for key, addresses in given.items():
+            if params["lists"] == "add":
+                desired[key] = current[key] + addresses
+            elif params["lists"] == "remove":
+                desired[key] = [a for a in current[key] if a not in addresses]
+            else:
+                desired[key] = addresses
+            if len(set(desired[key])) > dev.SNMP_LIST_MAX:
+                raise InputError(["%s: the analyzer takes at most %d addresses; with lists=%s there would be %d" % (
+                    key, dev.SNMP_LIST_MAX, params["lists"], len(set(desired[key])))])
+        return desired
 
     def write(after):
         client.post(dev.SNMP_SETTINGS, after)
 
-    return reconcile_settings(current, desired, write, check_mode, atomic=dev.SNMP_LISTS, normalise=_snmp_normalise)
+    return reconcile_read_back(read, desired_from, write, check_mode, atomic=dev.SNMP_LISTS, normalise=_snmp_normalise)

@@ -17,6 +17,12 @@ description:
     (M(broadcast.monitoring.device_time)), C(logging) (M(broadcast.monitoring.device_logging)), C(snmp)
     (M(broadcast.monitoring.ts_snmp)), C(alert_profiles) (M(broadcast.monitoring.ts_alert_profile)), C(inputs)
     (M(broadcast.monitoring.ts_input)), C(converters) (M(broadcast.monitoring.ts_converter))."
+  - With O(purge), the alert profiles take two passes around the inputs, as their dependencies require. The
+    declared profiles are created and updated first, the inputs then move to them, and only after that are the
+    profiles not declared deleted (a second run of M(broadcast.monitoring.ts_alert_profile), made only when there
+    is one to delete). So one run can replace a profile and move the inputs that use it. In check mode that
+    second pass is planned from the first pass and the inputs part, which have written nothing.
+  - In check mode, the inputs part takes inputs that name a profile the alert profiles part would create.
   - "The parts of an V(fm_monitor), in order: C(network), C(time), C(logging), C(tuners) and C(tuners_all)
     (M(broadcast.monitoring.fm_tuner)), C(thresholds) and C(thresholds_all) (M(broadcast.monitoring.fm_thresholds)),
     C(schedules) and C(schedules_all) (M(broadcast.monitoring.fm_schedule))."
@@ -50,8 +56,8 @@ options:
   purge:
     description:
       - Remove what is not declared. Analyzer alert profiles and inputs use C(state=overridden) (the factory
-        profile C(Default) is kept), converters and the FM monitor's per-tuner parts C(state=replaced), SNMP
-        C(lists=replace).
+        profile C(Default) is kept; the profiles are deleted after the inputs part, see the description),
+        converters and the FM monitor's per-tuner parts C(state=replaced), SNMP C(lists=replace).
       - Without purge every part uses C(state=merged) (SNMP C(lists=add)).
     type: bool
     default: false
@@ -147,11 +153,16 @@ parts:
   description:
     - The result of each part's module that ran, by part name (without its diff, which is in C(diff)). A part that
       is not declared is absent; so are the parts after a failed one.
+    - The alert profiles' two passes with O(purge) make one result, with the C(changes) of both.
   returned: always
   type: dict
   sample: {"snmp": {"changed": false, "before": {}, "after": {}, "requests": {"read": 1}}}
 modules:
-  description: The modules the task ran, in order (C(device_login) first, with O(login_once)).
+  description:
+    - The modules the task ran, in order (C(device_login) first, with O(login_once)).
+    - M(broadcast.monitoring.ts_alert_profile) appears twice when O(purge) deletes profiles after the inputs (in
+      check mode, with the inputs part declared, that second pass is planned without running the module, and is
+      not listed).
   returned: always
   type: list
   elements: str

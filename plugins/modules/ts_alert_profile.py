@@ -36,6 +36,11 @@ options:
       - A profile that an input uses cannot be deleted; the module then fails before any write, naming the inputs.
         The factory profile V(Default) cannot be deleted either (the analyzer refuses); the module fails before any
         write, whether V(deleted) names it or V(overridden) would delete it because it is not listed.
+      - Should the analyzer hold two profiles of one name, the states treat them as
+        M(broadcast.monitoring.ts_input) treats two inputs of one name. V(overridden) keeps one copy (the one already
+        as listed, else the lowest id) and V(deleted) deletes every copy, both listing the copies deleted in
+        RV(duplicates_removed); V(merged) and V(replaced) fail before any write; V(gathered) lists every copy in
+        RV(duplicates).
     type: str
     choices: [merged, replaced, overridden, deleted, gathered]
     default: merged
@@ -136,17 +141,34 @@ profile_ids:
   description:
     - Name and id of each profile the analyzer has after the run, except profiles this run created (their id
       would cost another read).
+    - In check mode, a profile the run would create is listed with id V(null), so that
+      M(broadcast.monitoring.ts_input) in check mode takes inputs that name it.
     - Give it to M(broadcast.monitoring.ts_input) as O(broadcast.monitoring.ts_input#module:alert_profile_ids) to
       save that module reading the profiles again.
   returned: success
   type: dict
   sample: {"Default": 1, "Contribution": 2}
 changes:
-  description: What was (or in check mode, would be) written, one entry per profile.
+  description:
+    - What was (or in check mode, would be) written, one entry per profile.
+    - The deletion of an extra copy of a duplicated name also carries the copy's device C(id).
   returned: when O(state) is not V(gathered)
   type: list
   elements: dict
   sample: [{"action": "update", "key": "Default"}]
+duplicates:
+  description:
+    - Every copy of each name the analyzer holds more than once, in the shape of O(config), with its device C(id)
+      and C(shown), whether it is the copy RV(gathered) shows.
+  returned: when O(state=gathered) and the analyzer holds one name more than once
+  type: list
+  elements: dict
+duplicates_removed:
+  description: The extra copies of duplicated names that were (or in check mode, would be) deleted, by name and device id.
+  returned: when O(state) is V(overridden) or V(deleted) and the analyzer held a name it manages more than once
+  type: list
+  elements: dict
+  sample: [{"name": "Strict", "id": 7}]
 requests:
   description: HTTP requests this invocation sent, by kind.
   returned: success

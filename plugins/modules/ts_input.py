@@ -31,12 +31,18 @@ options:
       - V(overridden) is V(replaced), and also deletes every input that is not listed.
       - V(deleted) deletes the listed inputs (only O(config[].name) is needed), or every input when O(config) is empty.
       - V(gathered) reads the inputs and returns them in RV(gathered), in the shape O(config) takes. Nothing is written.
+      - The analyzer allows two inputs of one name (two runs creating it at once leave them). V(overridden) keeps one
+        of each listed name, the one already as listed or else the one with the lowest id, and deletes the other
+        copies; V(deleted) deletes every copy of the names it deletes; both list the copies deleted in
+        RV(duplicates_removed). V(merged) and V(replaced) cannot tell the copies apart and fail, before any write,
+        when a listed name is held twice; V(gathered) shows the copy with the lowest id and lists every copy in
+        RV(duplicates). Duplicated names a state does not touch are left alone, with a warning.
     type: str
     choices: [merged, replaced, overridden, deleted, gathered]
     default: merged
   config:
     description:
-      - The inputs. Names must be unique in the list; the device must not hold two inputs of one name.
+      - The inputs. Names must be unique in the list.
     type: list
     elements: dict
     default: []
@@ -171,6 +177,8 @@ options:
         O(config) asks for; otherwise the module reads the profiles as it does without this option.
       - The P(broadcast.monitoring.ts_analyzer#role) role passes them. Give ids from the same play only; an id
         the device has since given to another profile would assign that profile.
+      - In check mode, M(broadcast.monitoring.ts_alert_profile) gives a profile it would create with id V(null), and
+        inputs may then name it (in check mode only; a real run refuses a V(null) id before any request).
     type: dict
 notes:
   - One invocation costs one login, two reads (inputs and profiles; one, the inputs, when
@@ -250,11 +258,30 @@ gathered:
   type: list
   elements: dict
 changes:
-  description: What was (or in check mode, would be) written, one entry per input.
+  description:
+    - What was (or in check mode, would be) written, one entry per input.
+    - The deletion of an extra copy of a duplicated name also carries the copy's device C(id).
   returned: when O(state) is not V(gathered)
   type: list
   elements: dict
-  sample: [{"action": "update", "key": "Mux 1"}]
+  sample: [{"action": "update", "key": "Mux 1"}, {"action": "delete", "key": "Mux 1", "id": 7}]
+duplicates:
+  description:
+    - Every copy of each name the analyzer holds more than once, in the shape of O(config), with its device C(id)
+      and C(shown), whether it is the copy RV(gathered) shows.
+  returned: when O(state=gathered) and the analyzer holds one name more than once
+  type: list
+  elements: dict
+  sample: [{"name": "Mux 1", "id": 3, "shown": true, "source": {"asi": {"port": 1}}, "alert_profile": "Default",
+            "monitoring": "started"},
+           {"name": "Mux 1", "id": 7, "shown": false, "source": {"asi": {"port": 2}}, "alert_profile": "Default",
+            "monitoring": "started"}]
+duplicates_removed:
+  description: The extra copies of duplicated names that were (or in check mode, would be) deleted, by name and device id.
+  returned: when O(state) is V(overridden) or V(deleted) and the analyzer held a name it manages more than once
+  type: list
+  elements: dict
+  sample: [{"name": "Mux 1", "id": 7}]
 requests:
   description: HTTP requests this invocation sent, by kind.
   returned: success

@@ -48,7 +48,13 @@ options:
     choices: [add, remove, replace]
     default: add
 notes:
-  - One invocation costs one login, one read and, when something differs, one write of the whole settings.
+  - One invocation costs one login, one read and, when something differs, one write of the whole settings and one
+    read back.
+  - The analyzer takes the settings only whole, so another run (or user) writing them between this module's read
+    and write would erase what it set. Each write is therefore read back; when what this module set is missing,
+    it is merged into what the device now has and written again (RV(merged_again)), at most three writes in all,
+    after which the module fails saying a concurrent change was detected. A change that lands after the read back
+    cannot be seen; the analyzer offers no compare-and-set.
   - The device stores the lists sorted as the module writes them; RV(before) and RV(after) show them sorted.
 """
 
@@ -87,15 +93,30 @@ before:
   type: dict
   sample: {"enabled": false, "listen_addresses": [], "trap_addresses": []}
 after:
-  description: The SNMP settings after the module ran (in check mode, what they would be).
+  description:
+    - The SNMP settings after the module ran, as read back from the device (in check mode, what they would be).
+      They include what a concurrent writer added meanwhile.
   returned: success
   type: dict
   sample: {"enabled": true, "listen_addresses": ["10.0.0.50"], "trap_addresses": ["10.0.0.100:162"]}
+merged_again:
+  description: How many times the write was merged again because the read back found it overwritten.
+  returned: when a concurrent change was merged
+  type: int
+  sample: 1
+lost_answers:
+  description:
+    - Writes whose answer was lost (the connection dropped), with whether the read back found them landed
+      (C(landed)). One that did not land is merged and written again like an overwritten one.
+  returned: when an answer was lost
+  type: list
+  elements: dict
+  sample: [{landed: true}]
 requests:
   description: HTTP requests this invocation sent, by kind.
   returned: success
   type: dict
-  sample: {"login": 1, "read": 1, "write": 1}
+  sample: {"login": 1, "read": 2, "write": 1}
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device

@@ -36,12 +36,64 @@ def _snmp(value, options, results):
     return dict(value, lists="replace" if options["purge"] else "add")
 
 
-def _alert_profiles(value, options, results):
+def _profiles_config(value, options):
     config = list(value)
     # The factory profile cannot be deleted: with purge it is kept (at factory values unless declared).
     if options["purge"] and "Default" not in [profile.get("name") for profile in config]:
         config.append({"name": "Default"})
-    return {"state": "overridden" if options["purge"] else "merged", "config": config}
+    return config
+
+
+def _alert_profiles(value, options, results):
+    # With purge, the profiles not declared are deleted by a second pass after the inputs
+    # (_unused_profiles): the inputs may be moving off them in this very run.
+    return {"state": "replaced" if options["purge"] else "merged", "config": _profiles_config(value, options)}
+
+
+def _unused_profiles(value, options, results):
+    """With purge, the second pass of the alert profiles: after the inputs part has moved its
+    inputs to the declared profiles, the profiles not declared are deleted. None (no pass)
+    without purge, or when the first pass left no profile that is not declared."""
+    first = results.get("alert_profiles")
+    if not options["purge"] or not first or first.get("failed"):
+        return None
+    config = _profiles_config(value, options)
+    declared = {profile.get("name") for profile in config}
+    if all(profile["name"] in declared for profile in first.get("after", [])):
+        return None
+    return {"state": "overridden", "config": config}
+
+
+def planned_unused_profiles(args, results):
+    """In check mode, what the second pass of the alert profiles would do, planned from the
+    results of the first pass and of the inputs part (the inputs have not moved on the device,
+    so the module itself would see them still using the profiles to delete). None when the
+    inputs part did not run: then the inputs stay as they are, and the module itself is run."""
+    first, inputs = results["alert_profiles"], results.get("inputs")
+    if inputs is None:
+        return None
+    declared = {profile["name"] for profile in args["config"]}
+    doomed = [profile["name"] for profile in first["after"] if profile["name"] not in declared]
+    users = {}
+    for one in inputs.get("after", []):
+        users.setdefault(one.get("alert_profile"), []).append(one["name"])
+    # worded as ts_alert_profile words it in a real run
+    problems = ["profile %r (not listed, so state=overridden deletes it): cannot be deleted, input(s) %s use it; give"
+                " them another alert_profile first (ts_input)" % (name, ", ".join(repr(user) for user in users[name]))
+                for name in doomed if name in users]
+    if problems:
+        return {"failed": True, "changed": False, "problems": problems,
+                "msg": "invalid parameters: %s" % "; ".join(problems)}
+    after = [profile for profile in first["after"] if profile["name"] in declared]
+    return {"changed": True, "before": first["after"], "after": after,
+            "changes": [{"action": "delete", "key": name} for name in doomed],
+            "diff": {"before": {p["name"]: p for p in first["after"]}, "after": {p["name"]: p for p in after}}}
+
+
+def joined(first, second):
+    """One part's result from its two passes (the alert profiles with purge)."""
+    return dict(second, changed=bool(first.get("changed") or second.get("changed")), before=first.get("before"),
+                changes=first.get("changes", []) + second.get("changes", []))
 
 
 def _inputs(value, options, results):
@@ -83,8 +135,10 @@ class Part:
     """One part of the state: ``name`` is its key in ``parts``; ``shared`` another key that
     goes to the same module (the FM monitor's ``<part>_all``); ``kind`` the type its value must have."""
 
-    def __init__(self, name, module, kind, build, shared=None):
+    def __init__(self, name, module, kind, build, shared=None, planned=None):
         self.name, self.module, self.kind, self.build, self.shared = name, module, kind, build, shared
+        #: in check mode, plans the part on the controller from the results before it (None: run the module)
+        self.planned = planned
 
 
 PARTS = {
@@ -95,6 +149,7 @@ PARTS = {
         Part("snmp", "ts_snmp", dict, _snmp),
         Part("alert_profiles", "ts_alert_profile", list, _alert_profiles),
         Part("inputs", "ts_input", list, _inputs),
+        Part("alert_profiles", "ts_alert_profile", list, _unused_profiles, planned=planned_unused_profiles),
         Part("converters", "ts_converter", list, _converters),
     ),
     "fm_monitor": (
@@ -112,7 +167,7 @@ def part_names(device_type):
     """Every key ``parts`` may hold for the device type."""
     names = []
     for part in PARTS[device_type]:
-        names.extend([part.name] + ([part.shared] if part.shared else []))
+        names.extend(name for name in [part.name] + ([part.shared] if part.shared else []) if name not in names)
     return names
 
 
@@ -139,7 +194,8 @@ def plan(device_type, parts):
 
 def module_args(part, parts, options, results):
     """The arguments of ``part``'s module (without the connection), from the declared
-    ``parts``, the ``options`` (purge, reboot) and the ``results`` of the parts run before it."""
+    ``parts``, the ``options`` (purge, reboot) and the ``results`` of the parts run before it;
+    None when the part has nothing to do."""
     if part.shared:
         return part.build(parts.get(part.name), options, results, all_tuners=parts.get(part.shared))
     return part.build(parts[part.name], options, results)

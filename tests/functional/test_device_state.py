@@ -111,3 +111,68 @@ def test_bad_options_name_the_option(play, sim, ts):
     assert out[1]["msg"].startswith("unsupported option login_twice. Supported parameters include: busy_timeout,")
     assert "value of device_type must be one of: fm_monitor, ts_analyzer, got: dvb" in out[2]["msg"]
     assert sim.call(lambda: list(ts.requests)) == []
+
+
+OLD = {"name": "Old", "errors": {"pts_error": {"alert_type": "critical"}}}
+NEW = {"name": "New", "errors": {"pts_error": {"alert_type": "warning"}}}
+
+
+def using(profile):
+    return [{"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}}, "alert_profile": profile},
+            {"name": "ASI", "source": {"asi": {"port": 1}}, "alert_profile": profile}]
+
+
+def test_purge_swaps_a_profile_and_the_inputs_that_use_it(play, sim, ts):
+    """Issue 24 item 4: profiles are created before the inputs move to them, and the profile
+    no longer declared is deleted only after the inputs have left it."""
+    setup = play.run([state(ts, {"alert_profiles": [OLD], "inputs": using("Old")}, purge=True)], ts.name)[0]
+    assert setup.get("failed") is not True, setup
+    swap = state(ts, {"alert_profiles": [NEW], "inputs": using("New")}, purge=True)
+    clear_log(sim, ts)
+    predicted = play.run([swap], ts.name, check=True)[0]
+    assert writes(sim, ts) == []
+    assert predicted.get("failed") is not True, predicted
+    out = play.run([swap, swap], ts.name)
+    applied, again = out.results
+    assert applied.get("failed") is not True, applied
+    assert applied["modules"] == ["device_login", "ts_alert_profile", "ts_input", "ts_alert_profile"]
+    assert applied["parts"]["alert_profiles"]["changes"] == [{"action": "create", "key": "New"},
+                                                             {"action": "delete", "key": "Old"}]
+    assert predicted["parts"]["alert_profiles"]["changes"] == applied["parts"]["alert_profiles"]["changes"]
+    assert predicted["parts"]["inputs"]["changes"] == applied["parts"]["inputs"]["changes"]
+    assert [d["before_header"] for d in predicted["diff"]] == [d["before_header"] for d in applied["diff"]]
+    profiles = {p["name"]: p["id"] for p in Api(ts).get("/profiles")}
+    assert sorted(profiles) == ["Default", "New"]
+    assert {i["alerts_config"]["profile_id"] for i in Api(ts).get("/inputs")} == {profiles["New"]}
+    # the second run: nothing to delete, so no second pass of the profiles
+    assert again["changed"] is False and again["modules"] == ["device_login", "ts_alert_profile", "ts_input"], again
+
+
+def test_purge_check_mode_refuses_deleting_a_profile_the_inputs_keep(play, sim, ts):
+    play.run([state(ts, {"alert_profiles": [OLD], "inputs": using("Old")}, purge=True)], ts.name)
+    keeps = state(ts, {"alert_profiles": [NEW], "inputs": using("Old")}, purge=True)
+    predicted = play.run([keeps], ts.name, check=True)[0]
+    applied = play.run([keeps], ts.name)[0]
+    # check mode says what the real run then meets
+    for result in (predicted, applied):
+        assert result["failed"] is True and result["failed_part"] == "alert_profiles", result
+        assert "profile 'Old' (not listed, so state=overridden deletes it): cannot be deleted, input(s) 'Mux 1'," \
+               " 'ASI' use it" in result["msg"], result["msg"]
+
+
+def test_check_mode_takes_inputs_naming_a_profile_declared_with_them(play, sim, ts):
+    """Issue 24 item 5: in check mode the profile is not on the device yet; the inputs part
+    sees the profiles the plan would create."""
+    site = {"name": "Site Prof", "errors": {"pts_error": {"alert_type": "warning"}}}
+    for purge in (False, True):
+        sim.call(ts.reset)
+        declared = state(ts, {"alert_profiles": [site], "inputs": using("Site Prof")}, purge=purge)
+        clear_log(sim, ts)
+        predicted = play.run([declared], ts.name, check=True)[0]
+        assert writes(sim, ts) == []
+        assert predicted.get("failed") is not True, predicted
+        applied = play.run([declared], ts.name)[0]
+        assert applied.get("failed") is not True, applied
+        assert predicted["changed"] is True and predicted["diff"] == applied["diff"]
+        assert predicted["parts"]["inputs"]["changes"] == applied["parts"]["inputs"]["changes"]
+        assert predicted["parts"]["alert_profiles"]["profile_ids"] == {"Default": 1, "Site Prof": None}

@@ -128,3 +128,40 @@ def _behind_their_back(fleet):
     path = fleet.workdir / "behind.yml"
     path.write_text(yaml.safe_dump(play, sort_keys=False))
     return path
+
+
+def test_audit_of_new_devices_and_a_purged_profile_swap(fleet):
+    """Issue 24 items 4 and 5 through the playbooks: audit.yml (check mode) on devices that
+    have none of the declared profiles yet, and site.yml with purge replacing the profile the
+    inputs use by another in one run."""
+    limit = ("-l", "ts-001,localhost")
+    fleet.clear()
+    report, output = audit(fleet, *limit)
+    drift = drifted(report)["ts-001"]
+    assert drift["alert_profiles"] == ["create Contribution"], output
+    assert drift["inputs"] == ["create Mux 1", "create Mux 2", "create ASI backup"], output
+    assert all(r["kind"] not in ("write", "action") for r in fleet.requests("ts-001"))
+
+    code, output = site(fleet, *limit)
+    assert code == 0, output
+    declared = yaml.safe_load(open(os.path.join(ROOT, "playbooks", "inventory", "group_vars", "ts_analyzers.yml")))
+    swapped = {
+        "ts_analyzer_purge": True,
+        "ts_analyzer_alert_profiles": [dict(p, name=p["name"] + " B") for p in declared["ts_analyzer_alert_profiles"]],
+        "ts_analyzer_inputs": [dict(i, alert_profile=i["alert_profile"] + " B") if "alert_profile" in i else i
+                               for i in declared["ts_analyzer_inputs"]],
+    }
+    extra = fleet.workdir / "swapped.yml"
+    extra.write_text(yaml.safe_dump(swapped))
+    fleet.clear()
+    report, output = audit(fleet, *limit, "-e", "@%s" % extra)
+    drift = drifted(report)["ts-001"]
+    assert drift["alert_profiles"] == ["create Contribution B", "delete Contribution"], output
+    assert drift["inputs"] == ["update Mux 1", "update Mux 2"], output
+    assert all(r["kind"] not in ("write", "action") for r in fleet.requests("ts-001"))
+    for expected_changed in (1, 0):
+        code, output = site(fleet, *limit, "-e", "@%s" % extra)
+        assert code == 0, output
+        assert recap(output)["ts-001"]["changed"] == expected_changed, output
+    profiles = fleet.sim.call(lambda: fleet.sim.fleet.by_name("ts-001").state["profiles"])
+    assert sorted(p["name"] for p in profiles) == ["Contribution B", "Default"]

@@ -3,6 +3,8 @@
 import pytest
 import requests
 
+from .analyzer import Api, clear_log
+from .analyzer import writes as write_paths
 from .conftest import EXAMPLE_VARS, connection, module_examples
 
 MUX = {"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000, "source_address": "10.0.0.7"}},
@@ -254,3 +256,92 @@ def test_profile_ids_that_do_not_cover_the_inputs_are_not_trusted(play, sim, ts)
                    ts.name)
     assert out[1]["changed"] is False and out[1]["requests"]["read"] == 2, out[1]
     assert out[2]["changed"] is False and out[2]["requests"]["read"] == 2, out[2]
+
+
+def _twice(device):
+    """Inputs the way two runs at once leave them: 'Mux 1' twice (id 2 as MUX declares it),
+    'Other' twice; made through the analyzer's own API, which allows duplicate names
+    (tests/simulator/README.md, POST /inputs)."""
+    api = Api(device)
+    plain = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000}}}
+    declared = {"eth": {"stream_protocol": 0, "multicast": dict(plain["eth"]["multicast"], source_address="10.0.0.7")}}
+    return [api.add_input(name, config)["id"] for name, config in
+            (("Mux 1", plain), ("Mux 1", declared), ("Other", plain), ("Other", plain))]
+
+
+def test_duplicate_names_gathered_shows_them_merged_and_replaced_refuse(play, sim, ts):
+    assert _twice(ts) == [1, 2, 3, 4]
+    clear_log(sim, ts)
+    out = play.run([task(ts, "gathered", []), task(ts, "merged", [dict(MUX, monitoring="stopped")]),
+                    task(ts, "replaced", [MUX]), task(ts, "merged", [ASI])], ts.name)
+    gathered, merged, replaced, other = out
+    assert gathered.get("failed") is not True, gathered
+    assert [i["name"] for i in gathered["gathered"]] == ["Mux 1", "Other"]
+    assert [(d["name"], d["id"], d["shown"]) for d in gathered["duplicates"]] == [
+        ("Mux 1", 1, True), ("Mux 1", 2, False), ("Other", 3, True), ("Other", 4, False)]
+    assert gathered["duplicates"][1]["source"]["multicast"]["source_address"] == "10.0.0.7"
+    assert "several inputs with one name: 'Mux 1' (ids 1, 2); 'Other' (ids 3, 4)" in out.output  # the warning
+    for refused, state in ((merged, "merged"), (replaced, "replaced")):
+        assert refused["failed"] is True, refused
+        assert "nothing was written" in refused["msg"]
+        assert "'Mux 1' (ids 1, 2)" in refused["msg"] and "'Other'" not in refused["msg"], refused["msg"]
+        assert "state=%s cannot tell the copies apart" % state in refused["msg"]
+        assert "state=overridden keeps one copy" in refused["msg"] and "state=deleted" in refused["msg"]
+    # a name that is not duplicated is managed as usual; the duplicates are left alone
+    assert other.get("failed") is not True and other["changes"] == [{"action": "create", "key": "ASI backup"}], other
+    assert write_paths(sim, ts) == [("POST", "/api/inputs"), ("GET", "/api/inputs/5/stop")]
+
+
+def test_overridden_keeps_the_copy_as_declared_and_deletes_the_others(play, sim, ts):
+    _twice(ts)
+    clear_log(sim, ts)
+    checked = play.run([task(ts, "overridden", [MUX])], ts.name, check=True)[0]
+    assert write_paths(sim, ts) == []
+    out = play.run([task(ts, "overridden", [MUX]), task(ts, "overridden", [MUX])], ts.name)
+    first, second = out
+    assert first.get("failed") is not True, first
+    assert first["duplicates_removed"] == [{"name": "Mux 1", "id": 1}, {"name": "Other", "id": 4}]
+    assert first["changes"] == [{"action": "delete", "key": "Other"}, {"action": "delete", "key": "Mux 1", "id": 1},
+                                {"action": "delete", "key": "Other", "id": 4}]
+    assert checked["changes"] == first["changes"] and checked["duplicates_removed"] == first["duplicates_removed"]
+    # id 2 was already as declared: kept untouched, every other copy deleted
+    deleted = [("DELETE", "/api/inputs/%d" % n) for n in (1, 3, 4)]
+    assert sorted(write_paths(sim, ts)) == deleted
+    assert [(i["id"], i["name"]) for i in ts_inputs(play, ts)] == [(2, "Mux 1")]
+    assert second["changed"] is False and "duplicates_removed" not in second, second
+
+
+def test_overridden_without_a_copy_as_declared_keeps_the_lowest_id(play, sim, ts):
+    _twice(ts)
+    out = play.run([task(ts, "overridden", [dict(MUX, monitoring="stopped"), {"name": "Other", "source": ASI["source"]}])],
+                   ts.name)[0]
+    # no copy of Mux 1 is as declared (both are started): the lowest id is kept and updated
+    assert out["duplicates_removed"] == [{"name": "Mux 1", "id": 2}, {"name": "Other", "id": 4}], out
+    inputs = ts_inputs(play, ts)
+    assert [(i["id"], i["name"], i["monitoring"]) for i in inputs] == [(1, "Mux 1", False), (3, "Other", True)]
+    assert inputs[0]["config"]["eth"]["multicast"]["source_address"] == "10.0.0.7"
+    assert inputs[1]["config"] == {"asi": {"port": 2}}
+
+
+def test_deleted_removes_every_copy_of_a_name(play, sim, ts):
+    _twice(ts)
+    out = play.run([task(ts, "deleted", [{"name": "Other"}]), task(ts, "deleted", [])], ts.name)
+    assert out[0]["duplicates_removed"] == [{"name": "Other", "id": 4}], out[0]
+    assert out[0]["changes"] == [{"action": "delete", "key": "Other"}, {"action": "delete", "key": "Other", "id": 4}]
+    assert "left alone" in out.output  # Mux 1's copies are not touched by the first task, with a warning
+    assert out[1]["duplicates_removed"] == [{"name": "Mux 1", "id": 2}], out[1]
+    assert ts_inputs(play, ts) == []
+
+
+def test_a_planned_profile_id_is_taken_in_check_mode_only(play, sim, ts):
+    strict = dict(MUX, alert_profile="Strict")
+    clear_log(sim, ts)
+    checked = play.run([task(ts, "merged", [strict], alert_profile_ids={"Default": 1, "Strict": None})], ts.name,
+                       check=True)[0]
+    assert checked.get("failed") is not True and checked["changes"] == [{"action": "create", "key": "Mux 1"}], checked
+    assert write_paths(sim, ts) == []
+    clear_log(sim, ts)
+    real = play.run([task(ts, "merged", [strict], alert_profile_ids={"Default": 1, "Strict": None})], ts.name)[0]
+    assert real["failed"] is True and "alert_profile_ids.Strict: null" in real["msg"], real
+    assert sim.call(lambda: list(ts.requests)) == []  # refused before any request
+    assert ts_inputs(play, ts) == []

@@ -6,11 +6,14 @@ import pytest
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import REFUSED, UNREACHABLE, DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import (
+    MERGE_ATTEMPTS,
+    ConcurrentChange,
     InputError,
     PartialFailure,
     Resource,
     merge,
     reconcile,
+    reconcile_read_back,
     reconcile_settings,
     strip_unset,
     write_settings,
@@ -227,3 +230,60 @@ def test_a_refused_settings_write_is_not_sent_again():
     with pytest.raises(DeviceError):
         write_settings(write, {"level": "error"}, lambda: {})
     assert len(sent) == 1
+
+
+class SharedSettings:
+    """A settings object written whole; ``overwrite`` times another writer puts back the
+    version it read before this run's write (a lost update); ``lose`` loses one answer."""
+
+    def __init__(self, overwrite=0, lose=False):
+        self.value = {"servers": ["a"]}
+        self.overwrite, self.lose = overwrite, lose
+        self.writes = 0
+
+    def read(self):
+        return {"servers": list(self.value["servers"])}
+
+    def write(self, after):
+        stale = self.read()
+        self.writes += 1
+        self.value = after
+        if self.overwrite:
+            self.overwrite -= 1
+            self.value = dict(stale, servers=stale["servers"] + ["other"])
+        if self.lose:
+            self.lose = False
+            raise DeviceError(UNREACHABLE, "closed the connection")
+
+
+def adding(*servers):
+    return lambda current: {"servers": current["servers"] + [s for s in servers if s not in current["servers"]]}
+
+
+def test_a_merged_write_is_read_back_and_merged_again_when_overwritten():
+    device = SharedSettings(overwrite=1)
+    result = reconcile_read_back(device.read, adding("b"), device.write, False)
+    assert device.writes == 2 and result["merged_again"] == 1
+    assert device.value == {"servers": ["a", "other", "b"]}  # both writers' servers
+    assert result["after"] == device.value and result["changed"] is True
+
+
+def test_a_write_that_never_sticks_fails_saying_so():
+    device = SharedSettings(overwrite=MERGE_ATTEMPTS)
+    with pytest.raises(ConcurrentChange) as caught:
+        reconcile_read_back(device.read, adding("b"), device.write, False)
+    assert device.writes == MERGE_ATTEMPTS
+    assert "concurrent change was detected" in str(caught.value)
+
+
+def test_a_merged_write_in_check_mode_or_already_there_writes_nothing():
+    device = SharedSettings()
+    assert reconcile_read_back(device.read, adding("b"), device.write, True)["changed"] is True
+    assert reconcile_read_back(device.read, adding("a"), device.write, False)["changed"] is False
+    assert device.writes == 0
+
+
+def test_a_merged_write_whose_answer_was_lost_is_judged_by_the_read_back():
+    device = SharedSettings(lose=True)
+    result = reconcile_read_back(device.read, adding("b"), device.write, False)
+    assert device.writes == 1 and result["lost_answers"] == [{"landed": True}]

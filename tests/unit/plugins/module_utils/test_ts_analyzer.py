@@ -121,7 +121,12 @@ def test_snmp_lists_are_sets_and_modes_add_remove_replace():
     device = {"enabled": True, "listen_addresses": ["10.0.0.2", "10.0.0.1"], "trap_addresses": ["10.0.0.9:0162"]}
     posted = []
     client = FakeClient({dev.SNMP_SETTINGS: device})
-    client.post = lambda path, body=None, **kwargs: posted.append(body)
+
+    def post(path, body=None, **kwargs):  # the device keeps what is written (the write is read back)
+        posted.append(body)
+        device.update(body)
+
+    client.post = post
     params = {"enabled": None, "listen_addresses": ["10.0.0.1", "10.0.0.2", "10.0.0.1"], "trap_addresses": None,
               "lists": "replace"}
     assert snmp(client, params, False)["changed"] is False

@@ -11,6 +11,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts i
     module_args,
     part_names,
     plan,
+    planned_unused_profiles,
     refused,
 )
 
@@ -19,8 +20,11 @@ PURGE = {"purge": True, "reboot": True}
 
 
 def args(device_type, parts, options, results=None):
-    """{part: module arguments} of every declared part."""
-    return {part.name: module_args(part, parts, options, results or {}) for part in plan(device_type, parts)}
+    """{part: module arguments} of every declared part (of its first pass, for a part with two)."""
+    built = {}
+    for part in plan(device_type, parts):
+        built.setdefault(part.name, module_args(part, parts, options, results or {}))
+    return built
 
 
 def test_the_spec_offers_exactly_the_device_types_that_have_parts():
@@ -58,7 +62,8 @@ def test_without_purge_everything_is_merged_and_snmp_lists_are_added():
 
 def test_purge_keeps_the_factory_profile_and_replaces_the_rest():
     built = args("ts_analyzer", {"snmp": {}, "alert_profiles": [{"name": "A"}], "converters": []}, PURGE)
-    assert built["alert_profiles"] == {"state": "overridden", "config": [{"name": "A"}, {"name": "Default"}]}
+    # the first pass deletes nothing: see test_purge_deletes_profiles_after_the_inputs_part
+    assert built["alert_profiles"] == {"state": "replaced", "config": [{"name": "A"}, {"name": "Default"}]}
     assert built["snmp"] == {"lists": "replace"}
     assert built["converters"]["state"] == "replaced"
     declared_default = [{"name": "Default", "errors": {}}]
@@ -114,3 +119,33 @@ def test_arguments_are_checked_against_each_part_module_spec():
     assert problems[2].startswith("parts.inputs: value of monitoring must be one of: started, stopped")
     (fm_problem,) = refusals("fm_monitor", {"tuners_all": {"volume": 3}})
     assert fm_problem.startswith("parts.tuners: unsupported option all_tuners.volume."), fm_problem
+
+
+def test_purge_deletes_profiles_after_the_inputs_part():
+    parts = {"alert_profiles": [{"name": "New"}], "inputs": [{"name": "Mux 1", "alert_profile": "New"}]}
+    order = [(p.name, p.module) for p in plan("ts_analyzer", parts)]
+    assert order == [("alert_profiles", "ts_alert_profile"), ("inputs", "ts_input"),
+                     ("alert_profiles", "ts_alert_profile")]
+    second = plan("ts_analyzer", parts)[2]
+    left = {"alert_profiles": {"after": [{"name": "Default"}, {"name": "New"}, {"name": "Old"}]}}
+    assert module_args(second, parts, PURGE, left) == {
+        "state": "overridden", "config": [{"name": "New"}, {"name": "Default"}]}
+    # nothing undeclared left, no purge, or a failed first pass: no second pass
+    assert module_args(second, parts, PURGE, {"alert_profiles": {"after": [{"name": "Default"}, {"name": "New"}]}}) is None
+    assert module_args(second, parts, KEEP, left) is None
+    assert module_args(second, parts, PURGE, {"alert_profiles": {"failed": True}}) is None
+    assert module_args(second, parts, PURGE, {}) is None
+
+
+def test_the_second_pass_in_check_mode_is_planned_from_the_inputs_part():
+    config = {"state": "overridden", "config": [{"name": "New"}, {"name": "Default"}]}
+    first = {"after": [{"name": "Default"}, {"name": "New"}, {"name": "Old"}]}
+    moved = {"after": [{"name": "Mux 1", "alert_profile": "New"}]}
+    planned = planned_unused_profiles(config, {"alert_profiles": first, "inputs": moved})
+    assert planned["changed"] is True and planned["changes"] == [{"action": "delete", "key": "Old"}]
+    assert sorted(planned["diff"]["before"]) == ["Default", "New", "Old"] and sorted(planned["diff"]["after"]) == [
+        "Default", "New"]
+    stays = {"after": [{"name": "Mux 1", "alert_profile": "Old"}]}
+    refused_plan = planned_unused_profiles(config, {"alert_profiles": first, "inputs": stays})
+    assert refused_plan["failed"] is True and "input(s) 'Mux 1' use it" in refused_plan["msg"]
+    assert planned_unused_profiles(config, {"alert_profiles": first}) is None  # no inputs part: the module runs
