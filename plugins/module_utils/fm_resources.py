@@ -23,7 +23,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import
     strip_unset,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils.files import write_if_changed
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
+from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker, quoted
 
 #: the module option whose values apply to every tuner
 ALL = "all_tuners"
@@ -367,9 +367,9 @@ class Thresholds(TunerObjects):
                 if isinstance(value, int) and not isinstance(value, bool):
                     check.between(field, value, 0, top)
                 elif bound == "margin" or (name, bound) in dev.UNUSED_BOUNDS:
-                    check.fail(field, "must be a number 0 to %d, got %r" % (top, value))
+                    check.fail(field, "must be a number 0 to %d, got %s" % (top, quoted(value)))
                 else:
-                    check.fail(field, "must be a number 0 to %d or %s, got %r" % (top, dev.DISABLED, value))
+                    check.fail(field, "must be a number 0 to %d or %s, got %s" % (top, dev.DISABLED, quoted(value)))
             # both bounds given: judged here, before any request (one given: check_against, with the device's other);
             # a bound at the disabling value is off, so it limits nothing
             given = obj.get(name, {})
@@ -441,7 +441,7 @@ class Schedules(TunerObjects):
                 field = "%s: events.%s[%d].time" % (where, day, index)
                 minute = dev.minute_of(event["time"])
                 if minute is None:
-                    check.fail(field, "must be HH:MM (00:00 to 23:59) or a minute 0 to 1439, got %r" % (event["time"],))
+                    check.fail(field, "must be HH:MM (00:00 to 23:59) or a minute 0 to 1439, got %s" % quoted(event["time"]))
                 elif states.setdefault(minute, event["state"]) != event["state"]:
                     check.fail(field, "%s is given twice with different states" % dev.clock(minute))
 

@@ -14,7 +14,7 @@ import time
 from ansible_collections.broadcast.monitoring.plugins.module_utils import swu
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import REFUSED, UNREACHABLE, DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, reconcile_settings, strip_unset
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import LABEL_RE, Checker
+from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import LABEL_RE, Checker, quoted
 
 POLL = 0.25
 
@@ -69,7 +69,7 @@ def check_network(params):
         try:
             ipaddress.IPv4Network("0.0.0.0/%s" % params["netmask"])
         except ValueError:
-            check.fail("netmask", "must be a contiguous IPv4 netmask such as 255.255.255.0, got %r" % params["netmask"])
+            check.fail("netmask", "must be a contiguous IPv4 netmask such as 255.255.255.0, got %s" % quoted(params["netmask"]))
     if params.get("hostname") is not None and not LABEL_RE.match(params["hostname"]):  # one DNS label
         check.fail("hostname", "must be 1 to 63 letters, digits or hyphens, not starting or ending with a hyphen")
     if params.get("wait_host"):
@@ -137,7 +137,7 @@ def parse_time(value, where):
     try:
         moment = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        raise InputError(["%s: must be an ISO 8601 date and time or 'now', got %r" % (where, value)]) from None
+        raise InputError(["%s: must be an ISO 8601 date and time or 'now', got %s" % (where, quoted(value))]) from None
     return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
 
 
@@ -148,7 +148,7 @@ def timezone_value(device, value):
     try:
         offset = int(str(value).replace("UTC", "").strip() or "0")
     except ValueError:
-        raise InputError(["timezone: this device takes a UTC offset in whole hours (e.g. 2 or -5), got %r" % value]) from None
+        raise InputError(["timezone: this device takes a UTC offset in whole hours (e.g. 2 or -5), got %s" % quoted(value)]) from None
     low, high = device.TIMEZONE_RANGE
     if not low <= offset <= high:
         raise InputError(["timezone: UTC offset must be between %d and %d, got %d" % (low, high, offset)])

@@ -12,7 +12,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import
     Resource,
     reconcile_settings,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
+from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker, quoted
 
 #: keys of an input written by POST /inputs/{id}; monitoring, SCTE-35 and thumbnails
 #: have their own endpoints
@@ -48,7 +48,7 @@ class Inputs(Resource):
         check = Checker()
         for name, pid in self.known_profiles.items():
             if isinstance(pid, bool) or not isinstance(pid, int):
-                check.fail("alert_profile_ids.%s" % name, "must be a profile id (an integer), got %r" % (pid,))
+                check.fail("alert_profile_ids.%s" % name, "must be a profile id (an integer), got %s" % quoted(pid))
         for index, obj in enumerate(desired):
             if not 1 <= len(obj["name"]) <= dev.NAME_MAX:
                 check.fail("config[%d].name" % index, "must be 1 to %d characters" % dev.NAME_MAX)
@@ -223,14 +223,14 @@ class Profiles(Resource):
                 continue
             where = "config[%d] (%s): errors" % (index, obj["name"])
             if not isinstance(errors, dict):
-                check.fail(where, "must be a dictionary keyed by error name, got %r" % (errors,))
+                check.fail(where, "must be a dictionary keyed by error name, got %s" % quoted(errors))
                 continue
             for name, entry in errors.items():
                 at = "%s.%s" % (where, name)
                 if name not in dev.ERROR_NAMES:
                     check.fail(at, "unknown error name; the analyzer knows %s" % ", ".join(dev.ERROR_NAMES))
                 if not isinstance(entry, dict):
-                    check.fail(at, "must be a dictionary of %s, got %r" % (", ".join(dev.ENTRY_FIELDS), entry))
+                    check.fail(at, "must be a dictionary of %s, got %s" % (", ".join(dev.ENTRY_FIELDS), quoted(entry)))
                     continue
                 for field, value in entry.items():
                     if field in dev.ENTRY_FLAGS:
