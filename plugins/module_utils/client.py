@@ -23,6 +23,7 @@ BUSY = "busy"
 NOT_FOUND = "not_found"
 REFUSED = "refused"
 DEVICE = "device"
+UNSAFE = "unsafe"
 
 HINTS = {
     UNREACHABLE: "check host, port and protocol, and that the device is powered and routed",
@@ -32,6 +33,7 @@ HINTS = {
     NOT_FOUND: "the device has no such object; it may have been removed meanwhile",
     REFUSED: "the device refused a value; correct the parameter it names",
     DEVICE: "the device reported an internal error",
+    UNSAFE: "the device's answer was refused as unsafe; check its firmware, and that host names the device meant",
 }
 
 
