@@ -140,23 +140,30 @@ def slow_drip_server(interval=0.5, limit=120):
     closed (so that a client without an overall deadline ends some day, and a test of it
     fails instead of hanging)."""
 
+    handlers = set()
+
     async def handle(reader, writer):
+        handlers.add(asyncio.current_task())
         try:
             await reader.readuntil(b"\r\n\r\n")
             for index in range(limit):
                 writer.write(DRIP_ANSWER[index % len(DRIP_ANSWER):][:1])
                 await writer.drain()
                 await asyncio.sleep(interval)
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.CancelledError):
             pass
         finally:
             writer.close()
+            handlers.discard(asyncio.current_task())
 
     async def start(served):
         server = await asyncio.start_server(handle, served.address, 0)
 
         async def stop():
             server.close()
+            for task in list(handlers):
+                task.cancel()
+            await asyncio.gather(*handlers, return_exceptions=True)
             await server.wait_closed()
 
         return server.sockets[0].getsockname()[1], stop

@@ -8,6 +8,7 @@ process (inprocess.run_module) and reach it over real HTTP.
 """
 
 import os
+import time
 
 import pytest
 
@@ -98,3 +99,26 @@ def test_a_backup_named_after_host_stays_inside_dest(layout):
             assert "secret" not in result["msg"]
         assert served.requests == []
     assert files_under(tmp) == []
+
+
+# -- a device that answers one byte every half second (issue 24, item 6) ----------------------
+@pytest.mark.parametrize("module,args", [
+    ("ts_info", {}),
+    ("fm_info", {}),
+    ("device_backup", {"device_type": "ts_analyzer"}),
+    ("device_backup", {"device_type": "auto"}),
+], ids=["ts_info", "fm_info", "device_backup", "device_backup-auto"])
+def test_a_slow_drip_device_cannot_hang_a_module(tmp_path, module, args):
+    """Each byte comes well within ``timeout``, so only a bound on the whole answer ends the
+    request; the module fails naming the device and the timeout."""
+    if module == "device_backup":
+        args = dict(args, dest=str(tmp_path))
+    with fake_devices.serving(fake_devices.slow_drip_server()) as served:
+        started = time.monotonic()
+        result = run_module(module, dict(conn(served), timeout=2, busy_timeout=0, **args))
+        elapsed = time.monotonic() - started
+    assert result.get("failed") is True, result
+    assert "http://%s:%d" % (served.address, served.port) in result["msg"], result["msg"]
+    assert "did not answer within 2 s (timeout=2 bounds each whole request)" in result["msg"], result["msg"]
+    assert elapsed < 40, "a hang guard: the drip server gives up after 60 s per connection"
+    assert os.listdir(tmp_path) == []
