@@ -76,20 +76,16 @@ def post_to_tuner(client, tuner_id, path, body):
         raise
 
 
-def reconcile_tuners(resource, config, all_tuners, state, check_mode):
-    """engine.reconcile for objects every tuner has, with ``all_tuners``: values for every
-    tuner, which a tuner's own entry in ``config`` overrides key by key.
-
-    Everything is checked before the first request; the tuners are read once.
-    """
+def check_tuners(resource, config, all_tuners, state):
+    """Problems with ``config`` and ``all_tuners`` found without the device (also taken by
+    the device_state action on the controller before any request)."""
     resource.state = state
     common = strip_unset(all_tuners or {})
-    own = [strip_unset(obj) for obj in config or []]
     check = Checker()
     if common:
         resource.validate(check, ALL, common)
     seen = set()
-    for index, obj in enumerate(own):
+    for index, obj in enumerate(strip_unset(obj) for obj in config or []):
         tid = obj["tuner_id"]
         if tid in seen:
             check.fail("config[%d]" % index, "tuner_id %d is listed more than once" % tid)
@@ -98,8 +94,20 @@ def reconcile_tuners(resource, config, all_tuners, state, check_mode):
         if tid < 0:
             check.fail(where + ": tuner_id", "must be >= 0")
         resource.validate(check, where, obj)
-    if check.problems:
-        raise InputError(check.problems)
+    return check.problems
+
+
+def reconcile_tuners(resource, config, all_tuners, state, check_mode):
+    """engine.reconcile for objects every tuner has, with ``all_tuners``: values for every
+    tuner, which a tuner's own entry in ``config`` overrides key by key.
+
+    Everything is checked before the first request; the tuners are read once.
+    """
+    problems = check_tuners(resource, config, all_tuners, state)
+    if problems:
+        raise InputError(problems)
+    common = strip_unset(all_tuners or {})
+    own = [strip_unset(obj) for obj in config or []]
     resource.prechecked = True
     resource.where = {obj["tuner_id"]: "config[%d] (tuner %d)" % (i, obj["tuner_id"]) for i, obj in enumerate(own)}
     if not common or state == "gathered":

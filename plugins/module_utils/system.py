@@ -76,8 +76,10 @@ def check_network(params):
         check.host("wait_host", params["wait_host"])
     if check.problems:
         return check.problems
-    if params.get("dhcp") is False and params.get("address") and params.get("netmask"):
-        return check_reachable(params)  # judged now when the options give the whole static setting
+    if params.get("dhcp") is not True and params.get("address") and params.get("netmask"):
+        # judged now when the options give the whole static setting (with dhcp unset too: the
+        # options contradict each other whatever the device has)
+        return check_reachable(dict(params, dhcp=False))
     return []
 
 
@@ -155,8 +157,9 @@ def timezone_value(device, value):
     return offset
 
 
-def manage_time(module):
-    params, client, device = module.params, module.client, module.device
+def check_time(params, device):
+    """Problems with the time options, found without the device (``device``: its shapes
+    module, or None when not known yet)."""
     check = Checker()
     if params.get("ntp") and params.get("datetime"):
         check.fail("datetime", "only with ntp=false (with NTP on, the device sets its own clock)")
@@ -164,8 +167,20 @@ def manage_time(module):
         check.fail("ntp_servers", "at least one server is needed with ntp=true")
     for index, server in enumerate(params.get("ntp_servers") or []):
         check.host("ntp_servers[%d]" % index, server)
-    if check.problems:
-        raise InputError(check.problems)
+    for parse in (lambda: parse_time(params["datetime"], "datetime") if params.get("datetime") else None,
+                  lambda: timezone_value(device, params.get("timezone")) if device else None):
+        try:
+            parse()
+        except InputError as err:
+            check.problems.extend(err.problems)
+    return check.problems
+
+
+def manage_time(module):
+    params, client, device = module.params, module.client, module.device
+    problems = check_time(params, device)
+    if problems:
+        raise InputError(problems)
     target = parse_time(params["datetime"], "datetime") if params.get("datetime") else None
     desired = {"ntp": params.get("ntp"), "ntp_servers": params.get("ntp_servers"),
                "timezone": timezone_value(device, params.get("timezone"))}
@@ -202,11 +217,12 @@ def manage_time(module):
 
 
 # -- logging ---------------------------------------------------------------------------
-def manage_logging(module):
-    params, client, device = module.params, module.client, module.device
+def check_logging(params, device):
+    """Problems with the logging options, found without the device (``device``: its shapes
+    module, or None when not known yet)."""
     syslog = strip_unset(params.get("remote_syslog") or {})
     check = Checker()
-    if "port" in syslog:
+    if "port" in syslog and device is not None:
         if not device.SYSLOG_PORT:
             check.fail("remote_syslog.port", "this device (%s) forwards to a fixed port; leave port out" % device.KIND)
         else:
@@ -215,8 +231,15 @@ def manage_logging(module):
         check.fail("remote_syslog.server", "required when remote_syslog.enabled is true")
     elif syslog.get("server"):
         check.host("remote_syslog.server", syslog["server"])
-    if check.problems:
-        raise InputError(check.problems)
+    return check.problems
+
+
+def manage_logging(module):
+    params, client, device = module.params, module.client, module.device
+    problems = check_logging(params, device)
+    if problems:
+        raise InputError(problems)
+    syslog = strip_unset(params.get("remote_syslog") or {})
     desired = {"level": params.get("level"), "remote_syslog": syslog or None}
     current = device.read_logging(client)
     result = reconcile_settings(current, desired, lambda after: device.write_logging(client, after), module.check_mode)
@@ -238,8 +261,28 @@ def logs_in(client, role, password):
     return True
 
 
+#: the longest password the collection sets (the analyzer takes 1 to 128 characters; the FM
+#: monitor's document gives no limit, the same bound keeps both alike)
+PASSWORD_MAX = 128
+
+
+def check_password(params):
+    """Problems with ``new_password``, found without the device; never quoting it."""
+    password = params.get("new_password")
+    if password is None:
+        return []
+    if not password.strip():
+        return ["new_password: must not be empty or only spaces"]
+    if len(password) > PASSWORD_MAX:
+        return ["new_password: must be at most %d characters (the one given is longer)" % PASSWORD_MAX]
+    return []
+
+
 def manage_password(module):
     params, client, device = module.params, module.client, module.device
+    problems = check_password(params)
+    if problems:
+        raise InputError(problems)
     role, password = params["target_role"], params["new_password"]
     if logs_in(client, role, password):
         return {"changed": False, "target_role": role}

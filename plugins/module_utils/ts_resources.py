@@ -50,8 +50,8 @@ class Inputs(Resource):
             if isinstance(pid, bool) or not isinstance(pid, int):
                 check.fail("alert_profile_ids.%s" % name, "must be a profile id (an integer), got %s" % quoted(pid))
         for index, obj in enumerate(desired):
-            if not 1 <= len(obj["name"]) <= dev.NAME_MAX:
-                check.fail("config[%d].name" % index, "must be 1 to %d characters" % dev.NAME_MAX)
+            if not 1 <= len(obj["name"]) <= dev.NAME_MAX or not obj["name"].strip():
+                check.fail("config[%d].name" % index, "must be 1 to %d characters, not only spaces" % dev.NAME_MAX)
             where = "config[%d] (%s): source" % (index, obj["name"])
             if "source" not in obj:
                 if self.state in ("replaced", "overridden"):
@@ -216,8 +216,8 @@ class Profiles(Resource):
     def check(self, desired):
         check = Checker()
         for index, obj in enumerate(desired):
-            if not 1 <= len(obj["name"]) <= dev.NAME_MAX:
-                check.fail("config[%d].name" % index, "must be 1 to %d characters" % dev.NAME_MAX)
+            if not 1 <= len(obj["name"]) <= dev.NAME_MAX or not obj["name"].strip():
+                check.fail("config[%d].name" % index, "must be 1 to %d characters, not only spaces" % dev.NAME_MAX)
             errors = obj.get("errors")
             if errors is None or self.state == "deleted":
                 continue
@@ -319,6 +319,7 @@ class Converters(Resource):
         check = Checker()
         for index, obj in enumerate(desired):
             where = "config[%d] (ASI %s)" % (index, obj["asi_port"])
+            check.choice(where + ": asi_port", obj["asi_port"], dev.ASI_PORTS)
             given = [k for k in dev.CONVERTER_SETTINGS if k in obj]
             if given and obj.get("running") is False:
                 check.fail("%s: %s" % (where, ", ".join(given)), "only with running=true (a stopped converter sends"
