@@ -33,8 +33,8 @@ def masked(value):
 
 
 def quoted(value):
-    """``value`` quoted for a message (repr), user-info masked: the one way a message of this
-    collection repeats a value the user or a device gave."""
+    """``value`` quoted for a message (repr), user-info masked. With ``masked`` (the same
+    unquoted), the one way a message of this collection repeats a value the user gave."""
     return repr(masked(value))
 
 
@@ -48,14 +48,14 @@ class Checker:
     def between(self, where, value, low, high):
         if value < low or (high is not None and value > high):
             bound = ">= %d" % low if high is None else "between %d and %d" % (low, high)
-            self.fail(where, "must be %s, got %s" % (bound, quoted(value)))
+            self.fail(where, "must be %s, got %s" % (bound, masked(value)))
 
     def port(self, where, value):
         self.between(where, value, 1, 65535)
 
     def choice(self, where, value, choices):
         if value not in choices:
-            self.fail(where, "must be one of %s, got %s" % (", ".join(map(str, choices)), quoted(value)))
+            self.fail(where, "must be one of %s, got %s" % (", ".join(map(str, choices)), masked(value)))
 
     def ipv4(self, where, value):
         try:
@@ -75,7 +75,7 @@ class Checker:
     def multicast(self, where, value):
         address = self.ipv4(where, value)
         if address is not None and not address.is_multicast:
-            self.fail(where, "must be a multicast address (224.0.0.0 to 239.255.255.255), got %s" % quoted(value))
+            self.fail(where, "must be a multicast address (224.0.0.0 to 239.255.255.255), got %s" % masked(value))
 
     def length(self, where, value, low, high):
         if not low <= len(value) <= high:
@@ -102,14 +102,14 @@ class Checker:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             self.fail(where, "must be a number, got %s" % quoted(value))
         elif low is not None and value < low:
-            self.fail(where, "must be >= %s, got %s" % (low, quoted(value)))
+            self.fail(where, "must be >= %s, got %s" % (low, masked(value)))
 
     def unicast_ipv4(self, where, value, allow_any=False):
         """A unicast IPv4 address; ``0.0.0.0`` only with ``allow_any``."""
         address = self.ipv4(where, value)
         if address is not None and (address.is_multicast or (address.is_unspecified and not allow_any)
                                     or str(address) == "255.255.255.255"):
-            self.fail(where, "must be a unicast IPv4 address%s, got %s" % (" (or 0.0.0.0)" if allow_any else "", quoted(value)))
+            self.fail(where, "must be a unicast IPv4 address%s, got %s" % (" (or 0.0.0.0)" if allow_any else "", masked(value)))
 
     def ipv4_port(self, where, value):
         """``IPv4:port`` with port 1 to 65535; the canonical text, or None when invalid."""
