@@ -124,7 +124,7 @@ def app_server(make_app, ssl_context=None):
         await runner.setup()
         site = web.TCPSite(runner, served.address, 0, ssl_context=ssl_context)
         await site.start()
-        return site._server.sockets[0].getsockname()[1], runner.cleanup  # pylint: disable=protected-access
+        return runner.addresses[0][1], runner.cleanup
 
     return start
 
