@@ -29,7 +29,7 @@ SECONDS_MIN = {"reboot_timeout": 1, "upload_timeout": 1, "scan_timeout": 1, "wai
 def seconds_problems(argument_spec, params):
     """Problems with the options of ``argument_spec`` that are seconds (SECONDS_MIN), found
     without the device: a negative wait would end at once after the device was acted on."""
-    return ["%s: must be %d or more seconds, got %s" % (name, low, params[name])
+    return ["%s: must be >= %d, got %s" % (name, low, params[name])
             for name, low in sorted(SECONDS_MIN.items())
             if name in argument_spec and isinstance(params.get(name), int) and params[name] < low]
 
