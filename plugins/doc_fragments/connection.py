@@ -54,7 +54,13 @@ options:
     type: path
   timeout:
     description:
-      - Seconds to wait for the device to connect and to answer one request.
+      - Seconds one request may take as a whole, connecting, sending and receiving the complete answer, however
+        slowly the device sends it (a device that sends one byte at a time cannot hold a module up for longer).
+      - The body of a file download (capture files, alert logs, the MIB) is the exception, so that a large file
+        is never cut off while it flows. Once the answer has begun, each piece of 64 KiB of it must arrive within
+        O(timeout); a transfer that stalls or trickles more slowly fails.
+      - A module option for a longer request (C(upload_timeout) of M(broadcast.monitoring.device_firmware),
+        C(scan_timeout) of M(broadcast.monitoring.fm_station)) bounds that request instead.
       - Falls back to E(BROADCAST_MONITORING_TIMEOUT).
     type: int
     default: 10

@@ -24,6 +24,8 @@ NOT_FOUND = "not_found"
 REFUSED = "refused"
 DEVICE = "device"
 ABANDONED = "abandoned"
+UNSAFE = "unsafe"
+TLS = "tls"
 
 HINTS = {
     UNREACHABLE: "check host, port and protocol, and that the device is powered and routed",
@@ -35,6 +37,9 @@ HINTS = {
     DEVICE: "the device reported an internal error",
     ABANDONED: "the run that started this module was ended (e.g. ansible-playbook killed), so it stopped before"
                " writing more; read the device (state=gathered) or run the play again",
+    TLS: "give the CA certificate that signed the device's certificate in ca_path, or correct the certificate on"
+         " the device; validate_certs=false only as a last resort, since it accepts any device, an impostor too",
+    UNSAFE: "the device's answer was refused as unsafe; check its firmware, and that host names the device meant",
 }
 
 
@@ -220,7 +225,8 @@ class Client:
                     self._sleep(delay)
                     delay = min(delay * 2, self.max_backoff)
                     continue
-                raise DeviceError(UNREACHABLE, "%s %s: %s" % (method, path, _transport_reason(err, self))) from None
+                raise DeviceError(TLS if err.kind == transport.TLS_VERIFY else UNREACHABLE, "%s %s: %s" % (
+                    method, path, _transport_reason(err, self, timeout))) from None
             if response.status_code == 503 and self._clock() + delay <= deadline:
                 self._sleep(delay)
                 delay = min(delay * 2, self.max_backoff)
@@ -259,16 +265,27 @@ def _json(response):
         return None
 
 
-def _transport_reason(err, client):
+#: why a certificate was refused, in words (the hint of TLS says what to do)
+CERT_WHY = {
+    transport.CERT_EXPIRED: "it has expired (or the controller's clock is wrong); renew it on the device",
+    transport.CERT_NOT_YET_VALID: "it is not valid yet (the device's or the controller's clock is wrong)",
+    transport.CERT_WRONG_HOST: "it is not issued for the host name or address in host; set host to one it names",
+    transport.CERT_UNKNOWN_CA: "it is not signed by a CA the controller trusts (self-signed or a private CA);"
+                               " give that CA's certificate in ca_path",
+}
+
+
+def _transport_reason(err, client, timeout):
     """Why a request got no answer, in words that carry no URL (query strings may hold
     one-time tokens)."""
     if err.kind == transport.TLS_VERIFY:
-        return "TLS verification failed at %s (set ca_path, or validate_certs=false for a self-signed device)" % (
-            client.base_url)
+        return "the certificate of %s was refused: %s (%s)" % (client.base_url, CERT_WHY.get(err.why, "it did not verify"), err)
     if err.kind == transport.TLS:
         return "%s at %s" % (err, client.base_url)
+    seconds = timeout or client.timeout
+    option = "" if timeout else " (timeout=%s bounds each whole request)" % seconds
     if err.kind == transport.CONNECT_TIMEOUT:
-        return "no connection to %s within %s s" % (client.base_url, client.timeout)
+        return "no connection to %s within %s s%s" % (client.base_url, seconds, option)
     if err.kind == transport.READ_TIMEOUT:
-        return "%s accepted the connection but did not answer within %s s" % (client.base_url, client.timeout)
+        return "%s accepted the connection but did not answer within %s s%s" % (client.base_url, seconds, option)
     return "cannot connect to %s, or it closed the connection (%s)" % (client.base_url, err)

@@ -6,11 +6,13 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 
 from ansible.module_utils.errors import AnsibleFallbackNotFound
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import Client
+from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import quoted
 
 ENV = "BROADCAST_MONITORING_"
 
@@ -68,10 +70,31 @@ def check_connection(params):
     ca_path = params.get("ca_path")
     if ca_path and not os.path.exists(ca_path):
         problems.append("ca_path: no such file or directory: %s" % ca_path)
-    host = params["host"].strip()
-    if not host or "/" in host or " " in host:
-        problems.append("host: give a bare address or hostname (no scheme or path), got %r" % params["host"])
+    problem = host_problem(params["host"].strip())
+    if problem:
+        problems.append("host: %s, got %s" % (problem, quoted(params["host"])))
     return problems
+
+
+def host_problem(host):
+    """Why ``host`` is not a bare IPv4 or IPv6 address or host name, or None. Said before any
+    request, so that neither a URL nor an address with a port or user-info reaches the
+    client (where it would end in an error that repeats it)."""
+    if not host:
+        return "give the device's address or hostname"
+    if "@" in host:
+        return "give a bare address or hostname without user-info (user:password@); the password goes in password"
+    if "/" in host or any(char.isspace() or not char.isprintable() for char in host):
+        return "give a bare address or hostname (no scheme, path, space or control character)"
+    if ":" in host:
+        try:
+            ipaddress.IPv6Address(host.strip("[]"))
+        except ValueError:
+            return "give a bare address or hostname; the port goes in port (not host: address:port)"
+        return None
+    if not all(char.isalnum() or char in "-._" for char in host) or ".." in host:
+        return "give a bare address or hostname (letters, digits, '-', '_' and '.' between labels)"
+    return None
 
 
 def client_from_params(params, device):

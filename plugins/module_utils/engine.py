@@ -266,12 +266,19 @@ def _write_verified(resource, change):
         resource.update(present, change.after)
 
 
-def reconcile(resource, config, state, check_mode):
-    """Bring a keyed list to the desired state; returns the module result."""
+def check_config(resource, config, state, check_mode=False):
+    """Problems with the desired objects found without the device (``reconcile``'s first
+    step, which the device_state action also takes on the controller before any request)."""
     desired = [strip_unset(obj) for obj in (config or [])]
     resource.state = state
     resource.check_mode = check_mode
-    problems = _duplicates(desired, resource.key) + resource.check(desired)
+    return _duplicates(desired, resource.key) + resource.check(desired)
+
+
+def reconcile(resource, config, state, check_mode):
+    """Bring a keyed list to the desired state; returns the module result."""
+    desired = [strip_unset(obj) for obj in (config or [])]
+    problems = check_config(resource, config, state, check_mode)
     if problems:
         raise InputError(problems)
     current = resource.read()

@@ -13,17 +13,58 @@ import hashlib
 import os
 import tempfile
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, UNSAFE, DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.transport import TransportError
 
 CHUNK = 1024 * 1024
 
 
+def name_problem(name):
+    """Why ``name`` cannot be a file name inside a directory (it would lead out of it, or
+    is not a name), or None when it can. Every name a device or a user gives for a file in
+    ``dest`` passes here: a device on a site network is not trusted to pick paths."""
+    if not isinstance(name, str) or not name.strip():
+        return "it is empty"
+    if name in (".", ".."):
+        return "it names a directory, not a file"
+    if "/" in name or "\\" in name:
+        return "it holds a path separator"
+    if any(ord(char) < 32 or ord(char) == 127 for char in name):
+        return "it holds a NUL or control character"
+    return None
+
+
+def plain_name(name, where):
+    """``name`` when it is a plain file name; InputError naming the parameter ``where`` when not."""
+    problem = name_problem(name)
+    if problem:
+        raise InputError(["%s: must be a plain file name (no path separator, '..', NUL or control character);"
+                          " %s, got %r" % (where, problem, name)])
+    return name
+
+
+def device_name(name, what):
+    """``name``, given by the device for ``what``, when it is a plain file name; a
+    DeviceError that quotes it (repr) when not, before anything is written."""
+    problem = name_problem(name)
+    if problem:
+        raise DeviceError(UNSAFE, "the device gave %s the name %r, which is not a plain file name (%s);"
+                                  " nothing was written" % (what, name, problem))
+    return name
+
+
 def destination(dest, default_name):
     """The file to write: ``dest``, or ``dest/default_name`` when ``dest`` is a directory.
-    InputError when its directory does not exist (checked before any request)."""
-    path = os.path.join(dest, default_name) if os.path.isdir(dest) else dest
+    InputError when its directory does not exist (checked before any request).
+    ``default_name`` must have passed ``plain_name`` or ``device_name``; a name that did
+    not is refused here too, so nothing is ever written outside ``dest``."""
+    if os.path.isdir(dest):
+        if name_problem(default_name):
+            raise InputError(["dest: refusing to write %r into %s: not a plain file name" % (default_name, dest)])
+        path = os.path.join(dest, default_name)
+    else:
+        path = dest
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise InputError(["dest: directory %s does not exist" % folder])

@@ -23,7 +23,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import
     strip_unset,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils.files import write_if_changed
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
+from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker, quoted
 
 #: the module option whose values apply to every tuner
 ALL = "all_tuners"
@@ -76,20 +76,16 @@ def post_to_tuner(client, tuner_id, path, body):
         raise
 
 
-def reconcile_tuners(resource, config, all_tuners, state, check_mode):
-    """engine.reconcile for objects every tuner has, with ``all_tuners``: values for every
-    tuner, which a tuner's own entry in ``config`` overrides key by key.
-
-    Everything is checked before the first request; the tuners are read once.
-    """
+def check_tuners(resource, config, all_tuners, state):
+    """Problems with ``config`` and ``all_tuners`` found without the device (also taken by
+    the device_state action on the controller before any request)."""
     resource.state = state
     common = strip_unset(all_tuners or {})
-    own = [strip_unset(obj) for obj in config or []]
     check = Checker()
     if common:
         resource.validate(check, ALL, common)
     seen = set()
-    for index, obj in enumerate(own):
+    for index, obj in enumerate(strip_unset(obj) for obj in config or []):
         tid = obj["tuner_id"]
         if tid in seen:
             check.fail("config[%d]" % index, "tuner_id %d is listed more than once" % tid)
@@ -98,8 +94,20 @@ def reconcile_tuners(resource, config, all_tuners, state, check_mode):
         if tid < 0:
             check.fail(where + ": tuner_id", "must be >= 0")
         resource.validate(check, where, obj)
-    if check.problems:
-        raise InputError(check.problems)
+    return check.problems
+
+
+def reconcile_tuners(resource, config, all_tuners, state, check_mode):
+    """engine.reconcile for objects every tuner has, with ``all_tuners``: values for every
+    tuner, which a tuner's own entry in ``config`` overrides key by key.
+
+    Everything is checked before the first request; the tuners are read once.
+    """
+    problems = check_tuners(resource, config, all_tuners, state)
+    if problems:
+        raise InputError(problems)
+    common = strip_unset(all_tuners or {})
+    own = [strip_unset(obj) for obj in config or []]
     resource.prechecked = True
     resource.where = {obj["tuner_id"]: "config[%d] (tuner %d)" % (i, obj["tuner_id"]) for i, obj in enumerate(own)}
     if not common or state == "gathered":
@@ -367,9 +375,9 @@ class Thresholds(TunerObjects):
                 if isinstance(value, int) and not isinstance(value, bool):
                     check.between(field, value, 0, top)
                 elif bound == "margin" or (name, bound) in dev.UNUSED_BOUNDS:
-                    check.fail(field, "must be a number 0 to %d, got %r" % (top, value))
+                    check.fail(field, "must be a number 0 to %d, got %s" % (top, quoted(value)))
                 else:
-                    check.fail(field, "must be a number 0 to %d or %s, got %r" % (top, dev.DISABLED, value))
+                    check.fail(field, "must be a number 0 to %d or %s, got %s" % (top, dev.DISABLED, quoted(value)))
             # both bounds given: judged here, before any request (one given: check_against, with the device's other);
             # a bound at the disabling value is off, so it limits nothing
             given = obj.get(name, {})
@@ -441,7 +449,7 @@ class Schedules(TunerObjects):
                 field = "%s: events.%s[%d].time" % (where, day, index)
                 minute = dev.minute_of(event["time"])
                 if minute is None:
-                    check.fail(field, "must be HH:MM (00:00 to 23:59) or a minute 0 to 1439, got %r" % (event["time"],))
+                    check.fail(field, "must be HH:MM (00:00 to 23:59) or a minute 0 to 1439, got %s" % quoted(event["time"]))
                 elif states.setdefault(minute, event["state"]) != event["state"]:
                     check.fail(field, "%s is given twice with different states" % dev.clock(minute))
 

@@ -21,6 +21,18 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.connection im
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import ConcurrentChange, Conflict, InputError, PartialFailure
 
 
+#: module options that are seconds, and the least each may be (wait_timeout 0: do not wait)
+SECONDS_MIN = {"reboot_timeout": 1, "upload_timeout": 1, "scan_timeout": 1, "wait_timeout": 0, "max_clock_drift": 0}
+
+
+def seconds_problems(argument_spec, params):
+    """Problems with the options of ``argument_spec`` that are seconds (SECONDS_MIN), found
+    without the device: a negative wait would end at once after the device was acted on."""
+    return ["%s: must be >= %d, got %s" % (name, low, params[name])
+            for name, low in sorted(SECONDS_MIN.items())
+            if name in argument_spec and isinstance(params.get(name), int) and params[name] < low]
+
+
 def device_file(device_type):
     """The shapes module (ts_device, fm_device) of a device type. Imported here, when needed,
     rather than at the top: a module of one device then never compiles the other's file
@@ -54,7 +66,7 @@ class DeviceModule(AnsibleModule):
             self.fail_json(msg="; ".join("%s: must be a dictionary (a YAML mapping)%s, got a string" % (
                 name, " or a list of them" if self.argument_spec[name]["type"] == "list" else "")
                 for name in self._not_dicts))
-        problems = check_connection(self.params)
+        problems = check_connection(self.params) + seconds_problems(argument_spec, self.params)
         if problems:
             self.fail_json(msg="; ".join(problems))
         self.device = device or self._device_type()

@@ -14,7 +14,7 @@ import time
 from ansible_collections.broadcast.monitoring.plugins.module_utils import swu
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import DEVICE, REFUSED, UNREACHABLE, DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, reconcile_settings, strip_unset
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import LABEL_RE, Checker
+from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import LABEL_RE, Checker, quoted
 
 POLL = 0.25
 
@@ -69,15 +69,17 @@ def check_network(params):
         try:
             ipaddress.IPv4Network("0.0.0.0/%s" % params["netmask"])
         except ValueError:
-            check.fail("netmask", "must be a contiguous IPv4 netmask such as 255.255.255.0, got %r" % params["netmask"])
+            check.fail("netmask", "must be a contiguous IPv4 netmask such as 255.255.255.0, got %s" % quoted(params["netmask"]))
     if params.get("hostname") is not None and not LABEL_RE.match(params["hostname"]):  # one DNS label
         check.fail("hostname", "must be 1 to 63 letters, digits or hyphens, not starting or ending with a hyphen")
     if params.get("wait_host"):
         check.host("wait_host", params["wait_host"])
     if check.problems:
         return check.problems
-    if params.get("dhcp") is False and params.get("address") and params.get("netmask"):
-        return check_reachable(params)  # judged now when the options give the whole static setting
+    if params.get("dhcp") is not True and params.get("address") and params.get("netmask"):
+        # judged now when the options give the whole static setting (with dhcp unset too: the
+        # options contradict each other whatever the device has)
+        return check_reachable(dict(params, dhcp=False))
     return []
 
 
@@ -137,7 +139,7 @@ def parse_time(value, where):
     try:
         moment = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        raise InputError(["%s: must be an ISO 8601 date and time or 'now', got %r" % (where, value)]) from None
+        raise InputError(["%s: must be an ISO 8601 date and time or 'now', got %s" % (where, quoted(value))]) from None
     return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
 
 
@@ -148,15 +150,16 @@ def timezone_value(device, value):
     try:
         offset = int(str(value).replace("UTC", "").strip() or "0")
     except ValueError:
-        raise InputError(["timezone: this device takes a UTC offset in whole hours (e.g. 2 or -5), got %r" % value]) from None
+        raise InputError(["timezone: this device takes a UTC offset in whole hours (e.g. 2 or -5), got %s" % quoted(value)]) from None
     low, high = device.TIMEZONE_RANGE
     if not low <= offset <= high:
         raise InputError(["timezone: UTC offset must be between %d and %d, got %d" % (low, high, offset)])
     return offset
 
 
-def manage_time(module):
-    params, client, device = module.params, module.client, module.device
+def check_time(params, device):
+    """Problems with the time options, found without the device (``device``: its shapes
+    module, or None when not known yet)."""
     check = Checker()
     if params.get("ntp") and params.get("datetime"):
         check.fail("datetime", "only with ntp=false (with NTP on, the device sets its own clock)")
@@ -164,8 +167,20 @@ def manage_time(module):
         check.fail("ntp_servers", "at least one server is needed with ntp=true")
     for index, server in enumerate(params.get("ntp_servers") or []):
         check.host("ntp_servers[%d]" % index, server)
-    if check.problems:
-        raise InputError(check.problems)
+    for parse in (lambda: parse_time(params["datetime"], "datetime") if params.get("datetime") else None,
+                  lambda: timezone_value(device, params.get("timezone")) if device else None):
+        try:
+            parse()
+        except InputError as err:
+            check.problems.extend(err.problems)
+    return check.problems
+
+
+def manage_time(module):
+    params, client, device = module.params, module.client, module.device
+    problems = check_time(params, device)
+    if problems:
+        raise InputError(problems)
     target = parse_time(params["datetime"], "datetime") if params.get("datetime") else None
     desired = {"ntp": params.get("ntp"), "ntp_servers": params.get("ntp_servers"),
                "timezone": timezone_value(device, params.get("timezone"))}
@@ -202,11 +217,12 @@ def manage_time(module):
 
 
 # -- logging ---------------------------------------------------------------------------
-def manage_logging(module):
-    params, client, device = module.params, module.client, module.device
+def check_logging(params, device):
+    """Problems with the logging options, found without the device (``device``: its shapes
+    module, or None when not known yet)."""
     syslog = strip_unset(params.get("remote_syslog") or {})
     check = Checker()
-    if "port" in syslog:
+    if "port" in syslog and device is not None:
         if not device.SYSLOG_PORT:
             check.fail("remote_syslog.port", "this device (%s) forwards to a fixed port; leave port out" % device.KIND)
         else:
@@ -215,8 +231,15 @@ def manage_logging(module):
         check.fail("remote_syslog.server", "required when remote_syslog.enabled is true")
     elif syslog.get("server"):
         check.host("remote_syslog.server", syslog["server"])
-    if check.problems:
-        raise InputError(check.problems)
+    return check.problems
+
+
+def manage_logging(module):
+    params, client, device = module.params, module.client, module.device
+    problems = check_logging(params, device)
+    if problems:
+        raise InputError(problems)
+    syslog = strip_unset(params.get("remote_syslog") or {})
     desired = {"level": params.get("level"), "remote_syslog": syslog or None}
     current = device.read_logging(client)
     result = reconcile_settings(current, desired, lambda after: device.write_logging(client, after), module.check_mode)
@@ -238,8 +261,28 @@ def logs_in(client, role, password):
     return True
 
 
+#: the longest password the collection sets (the analyzer takes 1 to 128 characters; the FM
+#: monitor's document gives no limit, the same bound keeps both alike)
+PASSWORD_MAX = 128
+
+
+def check_password(params):
+    """Problems with ``new_password``, found without the device; never quoting it."""
+    password = params.get("new_password")
+    if password is None:
+        return []
+    if not password.strip():
+        return ["new_password: must not be empty or only spaces"]
+    if len(password) > PASSWORD_MAX:
+        return ["new_password: must be at most %d characters (the one given is longer)" % PASSWORD_MAX]
+    return []
+
+
 def manage_password(module):
     params, client, device = module.params, module.client, module.device
+    problems = check_password(params)
+    if problems:
+        raise InputError(problems)
     role, password = params["target_role"], params["new_password"]
     if logs_in(client, role, password):
         return {"changed": False, "target_role": role}

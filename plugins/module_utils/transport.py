@@ -11,19 +11,32 @@ one streamed upload, streamed downloads, keep-alive, TLS with or without verific
 Retries, auth and error wording stay in ``client.py``; this file only moves bytes.
 Devices are reached directly: proxy environment variables (HTTP_PROXY...) are not used, and
 redirects are not followed (the devices send none).
+
+``timeout`` bounds a whole request: connecting, sending and the complete answer, however
+slowly its bytes come (a socket timeout alone bounds one read, and a device that sends one
+byte every half second never meets it). The body of a streamed download is the exception:
+there the deadline is renewed with every piece of ``CHUNK`` bytes, so a large file that
+keeps flowing is never cut off, while one that stalls or trickles is.
 """
 
 from __future__ import annotations
 
+import io
 import json as jsonlib
 import os
 import select
 import socket
 import sys
+import time
 from urllib.parse import urlencode, urlsplit
 
 USER_AGENT = "broadcast.monitoring"
 CHUNK = 64 * 1024
+
+#: Why a certificate was refused (TransportError.why), by OpenSSL's X509_V_ERR_* code
+CERT_EXPIRED, CERT_NOT_YET_VALID, CERT_WRONG_HOST, CERT_UNKNOWN_CA = "expired", "not_yet_valid", "wrong_host", "unknown_ca"
+CERT_WHY = {10: CERT_EXPIRED, 9: CERT_NOT_YET_VALID, 62: CERT_WRONG_HOST, 64: CERT_WRONG_HOST,
+            2: CERT_UNKNOWN_CA, 18: CERT_UNKNOWN_CA, 19: CERT_UNKNOWN_CA, 20: CERT_UNKNOWN_CA, 21: CERT_UNKNOWN_CA}
 
 # What went wrong without an HTTP answer (TransportError.kind).
 TLS_VERIFY = "tls_verify"  # the device's certificate was not trusted
@@ -37,9 +50,75 @@ class TransportError(Exception):
     """No (complete) HTTP answer. ``kind`` is one of TLS_VERIFY, TLS, CONNECT_TIMEOUT, READ_TIMEOUT,
     CONNECTION; the text never holds the URL (its query may carry a one-time token)."""
 
-    def __init__(self, kind, reason):
+    def __init__(self, kind, reason, why=None):
         super().__init__(reason)
         self.kind = kind
+        self.why = why  # with TLS_VERIFY: one of CERT_WHY's values, or None
+
+
+class Deadline:
+    """When the request in progress on a connection must be complete (``time.monotonic``)."""
+
+    def __init__(self):
+        self.seconds = None
+        self.at = None
+
+    def start(self, seconds):
+        self.seconds = seconds
+        self.at = time.monotonic() + seconds
+
+    def left(self):
+        """Seconds left, for the next socket operation; socket.timeout when none are."""
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise socket.timeout("the request took longer than %s s" % self.seconds)
+        return left
+
+
+class _TimedReader(io.RawIOBase):
+    """What ``http.client`` reads an answer from: the socket, with its timeout shrunk to
+    the time left before every read, so that the answer as a whole is bounded."""
+
+    def __init__(self, sock, deadline):
+        super().__init__()
+        self._sock = sock
+        self._raw = sock.makefile("rb", buffering=0)  # like http.client's own: the socket stays open until closed
+        self._deadline = deadline
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        self._sock.settimeout(self._deadline.left())
+        return self._raw.readinto(buffer)
+
+    def close(self):
+        self._raw.close()
+        super().close()
+
+
+class _TimedSocket:
+    """The socket as ``http.client.HTTPResponse`` sees it: it only makes a reader of it."""
+
+    def __init__(self, sock, deadline):
+        self._sock = sock
+        self._deadline = deadline
+
+    def makefile(self, mode, *unused_args, **unused_kwargs):
+        return io.BufferedReader(_TimedReader(self._sock, self._deadline))
+
+
+class _TimedBody:
+    """A file-like request body (an upload) read in blocks, each sent within the time left."""
+
+    def __init__(self, body, connection, deadline):
+        self._body = body
+        self._connection = connection
+        self._deadline = deadline
+
+    def read(self, size=-1):
+        self._connection.sock.settimeout(self._deadline.left())
+        return self._body.read(size)
 
 
 class Response:
@@ -69,12 +148,15 @@ class Response:
         return jsonlib.loads(self.content.decode("utf-8"))
 
     def iter_content(self, size=CHUNK):
-        """The body in pieces of at most ``size`` bytes (a streamed download)."""
+        """The body in pieces of at most ``size`` bytes (and at most CHUNK), each of which
+        must come within the request's timeout (a streamed download)."""
         if self._content is not None:
             yield self._content
             return
+        deadline = self._connection.deadline
         while True:
-            chunk = _read(self._raw, self._connection, size)
+            deadline.start(deadline.seconds)
+            chunk = _read(self._raw, self._connection, min(size, CHUNK))
             if not chunk:
                 return
             yield chunk
@@ -120,7 +202,10 @@ class Session:
         elif hasattr(data, "len"):
             sent_headers["Content-Length"] = str(data.len)
         connection = self._connection(parts, timeout)
+        if hasattr(body, "read"):
+            body = _TimedBody(body, connection, connection.deadline)
         try:
+            connection.sock.settimeout(connection.deadline.left())
             connection.request(method, target, body=body, headers=sent_headers)
             raw = connection.getresponse()
         except BaseException as err:
@@ -144,9 +229,13 @@ class Session:
                 connection = http.client.HTTPSConnection(parts.hostname, parts.port, context=self._tls())
             else:
                 connection = http.client.HTTPConnection(parts.hostname, parts.port)
+            deadline = connection.deadline = Deadline()
+            connection.response_class = lambda sock, *args, **kwargs: http.client.HTTPResponse(
+                _TimedSocket(sock, deadline), *args, **kwargs)
             self._connections[key] = connection
-        connection.timeout = timeout
+        connection.deadline.start(timeout)
         if connection.sock is None:
+            connection.timeout = timeout
             try:
                 connection.connect()
             except BaseException as err:
@@ -155,8 +244,6 @@ class Session:
                 if failure.kind == READ_TIMEOUT:
                     failure.kind = CONNECT_TIMEOUT
                 raise failure from None
-        else:
-            connection.sock.settimeout(timeout)
         return connection
 
     def _tls(self):
@@ -211,7 +298,9 @@ def _failure(err):
         raise err
     ssl = sys.modules.get("ssl")  # imported by _tls_context when a device is reached over https
     if ssl is not None and isinstance(err, ssl.SSLCertVerificationError):
-        return TransportError(TLS_VERIFY, "certificate verification failed")
+        # verify_message is OpenSSL's own short text (no URL): "certificate has expired" and the like
+        return TransportError(TLS_VERIFY, "certificate verification failed: %s" % (err.verify_message or err.reason),
+                              why=CERT_WHY.get(err.verify_code))
     if ssl is not None and isinstance(err, ssl.SSLError):
         return TransportError(TLS, "TLS handshake failed (%s)" % type(err).__name__)
     if isinstance(err, (socket.timeout, TimeoutError)):

@@ -16,7 +16,7 @@ import time
 from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device as dev
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import Conflict, InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.files import destination, download, file_sha256
+from ansible_collections.broadcast.monitoring.plugins.module_utils.files import destination, device_name, download, file_sha256, plain_name
 from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import inputs_by_name, one_input
 
 POLL = 0.25
@@ -68,7 +68,7 @@ def recording(client, params, check_mode):
             raise InputError(["%s: must be >= 1 (leave it out for no limit), got %d" % (key, params[key])])
     dest = None
     if operation == "download":
-        dest = destination(params["dest"], params["filename"])
+        dest = destination(params["dest"], plain_name(params["filename"], "filename"))
     return OPERATIONS[operation](client, params, check_mode, dest)
 
 
@@ -209,7 +209,8 @@ def statistics(client, params, check_mode):
     named = inputs_by_name(client)[1]
     if operation == "download_alerts":
         raw = one_input(named, params["input"], "input")
-        dest = destination(params["dest"], dev.ALERTS_CSV_FILENAME % raw["id"])
+        name = device_name(dev.ALERTS_CSV_FILENAME % raw["id"], "the alert log of input %r" % raw["name"])
+        dest = destination(params["dest"], name)
         if check_mode:
             return {"changed": True, "msg": "would download the alert log of input %r to %s (changed only if it"
                                             " differs)" % (raw["name"], dest)}

@@ -10,7 +10,7 @@ import datetime
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device as dev
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
+from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker, quoted
 
 SUBSETS = ("system_status", "system_device", "inputs", "pids", "tables", "epg", "epg_parameters", "rf_metrics",
            "statistics", "statistics_archive", "cas", "alerts", "ip_alerts", "metric_ranges", "metrics", "snmp",
@@ -23,7 +23,7 @@ def _iso(check, where, value):
     try:
         datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        check.fail(where, "must be an ISO 8601 time such as 2026-11-21T10:15:00Z, got %r" % value)
+        check.fail(where, "must be an ISO 8601 time such as 2026-11-21T10:15:00Z, got %s" % quoted(value))
 
 
 def check_options(params):

@@ -12,7 +12,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import
     Resource,
     reconcile_read_back,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
+from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker, quoted
 
 #: keys of an input written by POST /inputs/{id}; monitoring, SCTE-35 and thumbnails
 #: have their own endpoints
@@ -51,10 +51,10 @@ class Inputs(Resource):
                 check.fail("alert_profile_ids.%s" % name, "null (a profile that ts_alert_profile in check mode would"
                            " create) is taken in check mode only")
             elif pid is not None and (isinstance(pid, bool) or not isinstance(pid, int)):
-                check.fail("alert_profile_ids.%s" % name, "must be a profile id (an integer), got %r" % (pid,))
+                check.fail("alert_profile_ids.%s" % name, "must be a profile id (an integer), got %s" % quoted(pid))
         for index, obj in enumerate(desired):
-            if not 1 <= len(obj["name"]) <= dev.NAME_MAX:
-                check.fail("config[%d].name" % index, "must be 1 to %d characters" % dev.NAME_MAX)
+            if not 1 <= len(obj["name"]) <= dev.NAME_MAX or not obj["name"].strip():
+                check.fail("config[%d].name" % index, "must be 1 to %d characters, not only spaces" % dev.NAME_MAX)
             where = "config[%d] (%s): source" % (index, obj["name"])
             if "source" not in obj:
                 if self.state in ("replaced", "overridden"):
@@ -214,21 +214,21 @@ class Profiles(Resource):
     def check(self, desired):
         check = Checker()
         for index, obj in enumerate(desired):
-            if not 1 <= len(obj["name"]) <= dev.NAME_MAX:
-                check.fail("config[%d].name" % index, "must be 1 to %d characters" % dev.NAME_MAX)
+            if not 1 <= len(obj["name"]) <= dev.NAME_MAX or not obj["name"].strip():
+                check.fail("config[%d].name" % index, "must be 1 to %d characters, not only spaces" % dev.NAME_MAX)
             errors = obj.get("errors")
             if errors is None or self.state == "deleted":
                 continue
             where = "config[%d] (%s): errors" % (index, obj["name"])
             if not isinstance(errors, dict):
-                check.fail(where, "must be a dictionary keyed by error name, got %r" % (errors,))
+                check.fail(where, "must be a dictionary keyed by error name, got %s" % quoted(errors))
                 continue
             for name, entry in errors.items():
                 at = "%s.%s" % (where, name)
                 if name not in dev.ERROR_NAMES:
                     check.fail(at, "unknown error name; the analyzer knows %s" % ", ".join(dev.ERROR_NAMES))
                 if not isinstance(entry, dict):
-                    check.fail(at, "must be a dictionary of %s, got %r" % (", ".join(dev.ENTRY_FIELDS), entry))
+                    check.fail(at, "must be a dictionary of %s, got %s" % (", ".join(dev.ENTRY_FIELDS), quoted(entry)))
                     continue
                 for field, value in entry.items():
                     if field in dev.ENTRY_FLAGS:
@@ -320,6 +320,7 @@ class Converters(Resource):
         check = Checker()
         for index, obj in enumerate(desired):
             where = "config[%d] (ASI %s)" % (index, obj["asi_port"])
+            check.choice(where + ": asi_port", obj["asi_port"], dev.ASI_PORTS)
             given = [k for k in dev.CONVERTER_SETTINGS if k in obj]
             if given and obj.get("running") is False:
                 check.fail("%s: %s" % (where, ", ".join(given)), "only with running=true (a stopped converter sends"

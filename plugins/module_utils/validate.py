@@ -11,6 +11,31 @@ import re
 
 #: one label of a DNS name
 LABEL_RE = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+#: the scheme of a URL (``udp://``)
+SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def masked(value):
+    """``value`` fit to repeat in a message: in a string, the user-info of a URL or address
+    (``udp://bob:secret@239.1.1.1:1234``, ``bob:secret@host``) becomes ``***``; inside lists
+    and dictionaries too. Everything up to the last ``@`` is masked, so a password holding
+    ``@`` or ``/`` does not leak either."""
+    if isinstance(value, str):
+        at = value.rfind("@")
+        scheme = SCHEME_RE.match(value)
+        start = scheme.end() if scheme else 0
+        return value if at < start else value[:start] + "***" + value[at:]
+    if isinstance(value, (list, tuple)):
+        return type(value)(masked(item) for item in value)
+    if isinstance(value, dict):
+        return {key: masked(item) for key, item in value.items()}
+    return value
+
+
+def quoted(value):
+    """``value`` quoted for a message (repr), user-info masked. With ``masked`` (the same
+    unquoted), the one way a message of this collection repeats a value the user gave."""
+    return repr(masked(value))
 
 
 class Checker:
@@ -23,20 +48,20 @@ class Checker:
     def between(self, where, value, low, high):
         if value < low or (high is not None and value > high):
             bound = ">= %d" % low if high is None else "between %d and %d" % (low, high)
-            self.fail(where, "must be %s, got %s" % (bound, value))
+            self.fail(where, "must be %s, got %s" % (bound, masked(value)))
 
     def port(self, where, value):
         self.between(where, value, 1, 65535)
 
     def choice(self, where, value, choices):
         if value not in choices:
-            self.fail(where, "must be one of %s, got %s" % (", ".join(map(str, choices)), value))
+            self.fail(where, "must be one of %s, got %s" % (", ".join(map(str, choices)), masked(value)))
 
     def ipv4(self, where, value):
         try:
             return ipaddress.IPv4Address(value)
         except ValueError:
-            self.fail(where, "must be an IPv4 address, got %r" % value)
+            self.fail(where, "must be an IPv4 address, got %s" % quoted(value))
             return None
 
     def host(self, where, value):
@@ -45,12 +70,12 @@ class Checker:
         if text.replace(".", "").isdigit():
             self.ipv4(where, text)
         elif len(text) > 253 or not all(LABEL_RE.match(label) for label in text.rstrip(".").split(".")):
-            self.fail(where, "must be an IPv4 address or a host name (no scheme, port or path), got %r" % value)
+            self.fail(where, "must be an IPv4 address or a host name (no scheme, port or path), got %s" % quoted(value))
 
     def multicast(self, where, value):
         address = self.ipv4(where, value)
         if address is not None and not address.is_multicast:
-            self.fail(where, "must be a multicast address (224.0.0.0 to 239.255.255.255), got %s" % value)
+            self.fail(where, "must be a multicast address (224.0.0.0 to 239.255.255.255), got %s" % masked(value))
 
     def length(self, where, value, low, high):
         if not low <= len(value) <= high:
@@ -65,26 +90,26 @@ class Checker:
         except ValueError:
             address = None
         if address is None or address.is_unspecified or not port.isdigit() or not 1 <= int(port) <= 65535:
-            self.fail(where, "must be udp://IPv4-address:port (port 1 to 65535), got %r" % value)
+            self.fail(where, "must be udp://IPv4-address:port (port 1 to 65535), got %s" % quoted(value))
 
     # -- added for the analyzer modules -------------------------------------------------
     def boolean(self, where, value):
         if not isinstance(value, bool):
-            self.fail(where, "must be true or false, got %r" % (value,))
+            self.fail(where, "must be true or false, got %s" % quoted(value))
 
     def number(self, where, value, low=None):
         """An integer or float (not a boolean), at least ``low`` when given."""
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.fail(where, "must be a number, got %r" % (value,))
+            self.fail(where, "must be a number, got %s" % quoted(value))
         elif low is not None and value < low:
-            self.fail(where, "must be >= %s, got %s" % (low, value))
+            self.fail(where, "must be >= %s, got %s" % (low, masked(value)))
 
     def unicast_ipv4(self, where, value, allow_any=False):
         """A unicast IPv4 address; ``0.0.0.0`` only with ``allow_any``."""
         address = self.ipv4(where, value)
         if address is not None and (address.is_multicast or (address.is_unspecified and not allow_any)
                                     or str(address) == "255.255.255.255"):
-            self.fail(where, "must be a unicast IPv4 address%s, got %s" % (" (or 0.0.0.0)" if allow_any else "", value))
+            self.fail(where, "must be a unicast IPv4 address%s, got %s" % (" (or 0.0.0.0)" if allow_any else "", masked(value)))
 
     def ipv4_port(self, where, value):
         """``IPv4:port`` with port 1 to 65535; the canonical text, or None when invalid."""
@@ -94,6 +119,6 @@ class Checker:
         except ValueError:
             address = None
         if address is None:
-            self.fail(where, "must be IPv4-address:port with port 1 to 65535, got %r" % (value,))
+            self.fail(where, "must be IPv4-address:port with port 1 to 65535, got %s" % quoted(value))
             return None
         return "%s:%d" % (address, int(port))

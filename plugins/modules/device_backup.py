@@ -62,7 +62,7 @@ dest:
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import backup
-from ansible_collections.broadcast.monitoring.plugins.module_utils.files import destination, write_if_changed
+from ansible_collections.broadcast.monitoring.plugins.module_utils.files import destination, plain_name, write_if_changed
 from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
 
 ARGUMENT_SPEC = dict(
@@ -71,7 +71,7 @@ ARGUMENT_SPEC = dict(
 
 
 def write_backup(module):
-    dest = destination(module.params["dest"], "%s.json" % module.params["host"])
+    dest = destination(module.params["dest"], plain_name("%s.json" % module.params["host"].strip(), "host"))
     doc = backup.take(module.client, module.device)
     text = backup.dumps(doc)
     changed, old = write_if_changed(dest, text.encode("utf-8"), module.check_mode)

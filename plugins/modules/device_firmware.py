@@ -45,12 +45,12 @@ options:
     default: true
   reboot_timeout:
     description:
-      - Seconds to wait for the device to come back after the upgrade reboot (the connection option O(timeout)
-        bounds each request).
+      - Seconds to wait for the device to come back after the upgrade reboot, at least 1 (the connection option
+        O(timeout) bounds each request).
     type: int
     default: 600
   upload_timeout:
-    description: Seconds the upload (and the device's check of the bundle) may take.
+    description: Seconds the upload (and the device's check of the bundle) may take, at least 1.
     type: int
     default: 300
 notes:

@@ -55,7 +55,7 @@ options:
         O(host), so set it when DHCP gives the device another address.
     type: str
   reboot_timeout:
-    description: Seconds to wait for the device to come back after the reboot.
+    description: Seconds to wait for the device to come back after the reboot, at least 1.
     type: int
     default: 300
 notes:

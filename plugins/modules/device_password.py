@@ -31,6 +31,7 @@ options:
   new_password:
     description:
       - The password O(target_role) should have. Never shown in output, diffs or errors.
+      - 1 to 128 characters, not only spaces (checked before any request).
       - If not set, the environment variable E(BROADCAST_MONITORING_NEW_PASSWORD) is used (so that the value need not
         be a module argument at all, which matters where module arguments are traced, as with C(ANSIBLE_DEBUG=1)).
     type: str

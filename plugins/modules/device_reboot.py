@@ -42,7 +42,7 @@ options:
     type: bool
     default: true
   reboot_timeout:
-    description: Seconds to wait for the device to come back (the connection option O(timeout) bounds each request).
+    description: Seconds to wait for the device to come back, at least 1 (the connection option O(timeout) bounds each request).
     type: int
     default: 300
   factory_host:

@@ -28,9 +28,10 @@ description:
     C(schedules) and C(schedules_all) (M(broadcast.monitoring.fm_schedule))."
   - A part that is left out or null is not managed. Each part's value is what that module takes (C(config) for the
     lists, the options themselves for the dicts, C(all_tuners) for the C(_all) parts).
-  - Before the first request, every part's arguments are checked against its module's argument spec, so a part
-    that would be refused stops the task before anything is written. What a spec cannot express, each module
-    checks when it runs, before its own first request.
+  - Before the first request (the login included), every part's arguments are checked against its module's argument
+    spec and by the checks that module makes without the device (ranges, addresses, names), so a part that would be
+    refused stops the task before anything is sent. What only the device can tell (for example a profile name it
+    does not have) is checked when the part's module runs, before its own first write.
   - The work is the same as one task per part, with one task per device instead of one per part (Ansible's cost
     per task, docs/performance.md). The modules run where the task runs (C(delegate_to), execution nodes,
     mitogen), in check mode and diff mode when the task is. The diff has one entry per changed part, headed

@@ -40,7 +40,7 @@ options:
         a fixed time is written again on every run that comes later than O(max_clock_drift) seconds after it.
     type: str
   max_clock_drift:
-    description: Seconds the device clock may differ from O(datetime) before it is set.
+    description: Seconds the device clock may differ from O(datetime) before it is set; 0 or more.
     type: int
     default: 5
 """

@@ -214,7 +214,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_resources 
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils.gather import gather, select, subset_spec
 from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
+from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker, quoted
 
 ARGUMENT_SPEC = dict(
     gather_subset=subset_spec(),
@@ -243,7 +243,7 @@ def work(module):
     for name in ("since", "until"):
         times[name] = None if alerts[name] is None else fm_device.unix_seconds(alerts[name])
         if alerts[name] is not None and times[name] is None:
-            check.fail("alerts." + name, "must be Unix seconds or an ISO 8601 time, got %r" % (alerts[name],))
+            check.fail("alerts." + name, "must be Unix seconds or an ISO 8601 time, got %s" % quoted(alerts[name]))
     for where, value in [("alerts.limit", alerts["limit"]), ("alerts.offset", alerts["offset"])] + [
             ("alerts.tuner_ids[%d]" % i, v) for i, v in enumerate(alerts["tuner_ids"])] + [
             ("log." + k, v) for k, v in log.items() if v is not None]:

@@ -163,7 +163,6 @@ def work(module):
     check = Checker()
     if params["state"] == "scanned":
         check.between("tuner_id", params["tuner_id"], 0, None)
-        check.between("scan_timeout", params["scan_timeout"], 1, None)
     else:
         chosen = [name for name in ("station_ids", "frequencies") if params[name] is not None]
         if params["all_stations"] and chosen:

@@ -56,7 +56,10 @@ options:
     description: With V(start), stop at this size in MB (10^6 bytes, at least 1). Unlimited when left out.
     type: int
   filename:
-    description: The capture file, as RV(files) names it, for V(download) and V(delete).
+    description:
+      - The capture file, as RV(files) names it, for V(download) and V(delete).
+      - With V(download) it must be a plain file name (no C(/) or backslash, not C(..), no NUL or control character),
+        checked before any request, so that a file is never written outside the directory O(dest).
     type: str
   dest:
     description:

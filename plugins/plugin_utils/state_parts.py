@@ -13,7 +13,10 @@ import importlib
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.errors import UnsupportedError
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_resources, system, ts_resources
 from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import DEVICE_TYPE_SPEC
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, check_config
+from ansible_collections.broadcast.monitoring.plugins.module_utils.module import device_file, seconds_problems
 
 MODULES = "ansible_collections.broadcast.monitoring.plugins.modules."
 
@@ -202,12 +205,50 @@ def module_args(part, parts, options, results):
 
 
 def refused(part, args):
-    """What ``part``'s module would refuse in ``args`` by its argument spec, checked on the
-    controller so that a bad later part stops the task before anything is written. (What
-    the spec cannot express, each module checks itself, before its first request.)"""
+    """What ``part``'s module would refuse in ``args``, checked on the controller so that a
+    bad part stops the task before the login and before anything is written: its argument
+    spec, then the checks the spec cannot express (the module's own, PRECHECKS)."""
     spec = dict(importlib.import_module(MODULES + part.module).ARGUMENT_SPEC)
     if "device_type" in args:
         spec.update(DEVICE_TYPE_SPEC)
-    errors = ArgumentSpecValidator(spec).validate(args).errors.errors
-    return ["parts.%s: %s%s" % (part.name, "unsupported option " if isinstance(error, UnsupportedError) else "", error.msg)
-            for error in errors]
+    validation = ArgumentSpecValidator(spec).validate(args)
+    errors = validation.errors.errors
+    if errors:
+        return ["parts.%s: %s%s" % (part.name, "unsupported option " if isinstance(error, UnsupportedError) else "",
+                                    error.msg) for error in errors]
+    params = validation.validated_parameters
+    problems = seconds_problems(spec, params) + PRECHECKS.get(part.module, lambda params: [])(params)
+    return ["parts.%s: %s" % (part.name, problem) for problem in problems]
+
+
+def _device(params):
+    return device_file(params["device_type"]) if params.get("device_type") in ("ts_analyzer", "fm_monitor") else None
+
+
+def _snmp_problems(params):
+    try:
+        ts_resources.check_snmp(params)
+    except InputError as err:
+        return err.problems
+    return []
+
+
+#: each part module's checks that need no device: the functions the module itself runs
+#: before its first request
+PRECHECKS = {
+    "device_network": lambda params: system.check_network(
+        dict({key: params.get(key) for key in system.NETWORK_OPTIONS}, wait_host=params.get("wait_host"))),
+    "device_time": lambda params: system.check_time(params, _device(params)),
+    "device_logging": lambda params: system.check_logging(params, _device(params)),
+    "ts_snmp": _snmp_problems,
+    "ts_alert_profile": lambda params: check_config(ts_resources.Profiles(None), params["config"], params["state"]),
+    "ts_input": lambda params: check_config(ts_resources.Inputs(None, params.get("alert_profile_ids")),
+                                            params["config"], params["state"]),
+    "ts_converter": lambda params: check_config(ts_resources.Converters(None), params["config"], params["state"]),
+    "fm_tuner": lambda params: fm_resources.check_tuners(fm_resources.Tuners(None), params["config"],
+                                                         params.get("all_tuners"), params["state"]),
+    "fm_thresholds": lambda params: fm_resources.check_tuners(fm_resources.Thresholds(None), params["config"],
+                                                              params.get("all_tuners"), params["state"]),
+    "fm_schedule": lambda params: fm_resources.check_tuners(fm_resources.Schedules(None), params["config"],
+                                                            params.get("all_tuners"), params["state"]),
+}

@@ -55,7 +55,9 @@ def test_check_diff_apply_and_a_second_run_that_changes_nothing(play, sim, ts):
 
 def test_a_failed_part_stops_the_rest_and_says_what_was_applied(play, sim, ts):
     clear_log(sim, ts)
-    bad_inputs = [{"name": "Mux 1", "source": {"multicast": {"address": "10.0.0.1", "port": 5000}}}]
+    # a profile the analyzer does not have: only the device can tell, so the inputs part fails when it runs
+    bad_inputs = [{"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}},
+                   "alert_profile": "No Such Profile"}]
     result = play.run([state(ts, {"snmp": SNMP, "inputs": bad_inputs, "converters": []})], ts.name)[0]
     assert result["failed"] is True and result["failed_part"] == "inputs"
     assert result["msg"].startswith("inputs: invalid parameters: ")
@@ -66,12 +68,17 @@ def test_a_failed_part_stops_the_rest_and_says_what_was_applied(play, sim, ts):
 
 def test_bad_parts_fail_before_any_request(play, sim, ts):
     clear_log(sim, ts)
+    unicast_as_multicast = [{"name": "Mux 1", "source": {"multicast": {"address": "10.0.0.1", "port": 5000}}}]
     out = play.run([state(ts, {"tuners": []}), state(ts, {"inputs": {"name": "Mux 1"}}),
-                    state(ts, {"snmp": SNMP, "converters": [{"asi_port": 1, "ttl": "high"}]})], ts.name)
+                    state(ts, {"snmp": SNMP, "converters": [{"asi_port": 1, "ttl": "high"}]}),
+                    state(ts, {"snmp": SNMP, "inputs": unicast_as_multicast})], ts.name)
     assert "parts: tuners is not a part of a ts_analyzer" in out[0]["msg"]
     assert out[1]["msg"] == "parts.inputs: must be a list, got dict"
-    # a bad later part stops the task before the first part is written
+    # a bad later part stops the task before the first part is written (and before the login),
+    # whether its argument spec refuses it or a check the spec cannot express
     assert out[2]["msg"].startswith("invalid parts, nothing was run: parts.converters: "), out[2]["msg"]
+    assert out[3]["msg"].startswith("invalid parts, nothing was run: parts.inputs: config[0] (Mux 1): "
+                                    "source.multicast.address: must be a multicast address"), out[3]["msg"]
     assert sim.call(lambda: list(ts.requests)) == []
 
 

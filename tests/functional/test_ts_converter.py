@@ -68,7 +68,7 @@ def test_bad_input_fails_before_any_write(play, sim, ts):
                                         "interface": "eth0", "ttl": 4})
     clear_log(sim, ts)
     bad = [
-        ("merged", [dict(SEND, asi_port=3)], "config[0]: asi_port 3: the device has no such object (it has 1, 2)"),
+        ("merged", [dict(SEND, asi_port=3)], "config[0] (ASI 3): asi_port: must be one of 1, 2, got 3"),
         ("merged", [{"asi_port": 1, "running": False, "ttl": 5}],
          "config[0] (ASI 1): ttl: only with running=true"),
         ("merged", [dict(SEND, multicast_address="10.0.0.1")],

@@ -149,6 +149,10 @@ def problems_of(case, outcome):
     if missing:
         problems.append("message does not name %s" % ", ".join(missing))
     problems += ["result contains %r" % sign for sign in CRASH_SIGNS if sign in crash_text(result)]
+    # what the message must not repeat (a password inside a URL or address); ``invocation``
+    # is ansible-core's echo of the task's arguments, not the module's words
+    shown = json.dumps({key: value for key, value in result.items() if key != "invocation"})
+    problems += ["result repeats %s…" % text[:4] for text in case.get("hidden", []) if text in shown]
     if result.get("exception", NO_TRACEBACK) != NO_TRACEBACK:
         problems.append("result has an exception: %s" % result["exception"])
     if outcome["requests"]:

@@ -163,9 +163,11 @@ def test_tls_options_reach_the_session():
 
 
 def test_untrusted_certificate_says_how_to_fix_it():
-    client = make([LOGIN_OK] + [("GET", "/api/inputs", transport.TransportError(transport.TLS_VERIFY, "x"))] * 3,
-                  protocol="https")
+    refused = transport.TransportError(transport.TLS_VERIFY, "x", why=transport.CERT_UNKNOWN_CA)
+    client = make([LOGIN_OK] + [("GET", "/api/inputs", refused)] * 3, protocol="https")
     with pytest.raises(DeviceError) as caught:
         client.get("/api/inputs")
-    assert caught.value.kind == client_mod.UNREACHABLE
-    assert "TLS verification failed at https://192.0.2.10 (set ca_path" in caught.value.describe()
+    assert caught.value.kind == client_mod.TLS
+    text = caught.value.describe()
+    assert "the certificate of https://192.0.2.10 was refused: it is not signed by a CA" in text
+    assert text.index("ca_path") < text.index("validate_certs=false")

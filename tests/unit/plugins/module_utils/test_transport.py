@@ -47,6 +47,26 @@ class Handler(BaseHTTPRequestHandler):
         if self.path.startswith("/drop"):
             self.close_connection = True
             return
+        if self.path.startswith("/drip"):  # a complete answer, one byte every 0.1 s (2 s in all)
+            data = b'{"slow": "dripping"}'
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.flush()
+            for byte in data:
+                time.sleep(0.1)
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+            return
+        if self.path.startswith("/flow"):  # 8 pieces of 64 KiB, one every 0.2 s (1.6 s in all)
+            self.send_response(200)
+            self.send_header("Content-Length", str(8 * 65536))
+            self.end_headers()
+            for index in range(8):
+                time.sleep(0.2)
+                self.wfile.write(bytes([index]) * 65536)
+                self.wfile.flush()
+            return
         if self.path.startswith("/big"):
             data = bytes(range(256)) * 1000
             self.send_response(200)
@@ -133,6 +153,38 @@ def test_no_answer_in_time_is_a_read_timeout(server):
     with pytest.raises(transport.TransportError) as caught:
         transport.Session().get(url(server, "/slow"), timeout=0.2)
     assert caught.value.kind == transport.READ_TIMEOUT
+
+
+def test_an_answer_that_trickles_in_is_bounded_by_the_timeout_as_a_whole(server):
+    """Every read gets a byte within 0.1 s, so a per-read timeout of 0.5 s never fires; the
+    whole answer (2 s) must not outlast it."""
+    started = time.monotonic()
+    with pytest.raises(transport.TransportError) as caught:
+        transport.Session().get(url(server, "/drip"), timeout=0.5)
+    assert caught.value.kind == transport.READ_TIMEOUT
+    assert time.monotonic() - started < 1.9  # a hang guard: the whole drip would take 2 s
+
+
+def test_a_streamed_download_that_keeps_flowing_outlasts_the_timeout(server):
+    """The deadline of a streamed body is renewed with every piece that arrives."""
+    response = transport.Session().request("GET", url(server, "/flow"), stream=True, timeout=0.6)
+    data = b"".join(response.iter_content(1024 * 1024))
+    assert data == b"".join(bytes([index]) * 65536 for index in range(8))
+
+
+def test_a_streamed_download_that_trickles_is_bounded_per_piece(server):
+    response = transport.Session().request("GET", url(server, "/drip"), stream=True, timeout=0.5)
+    with pytest.raises(transport.TransportError) as caught:
+        b"".join(response.iter_content(1024 * 1024))
+    assert caught.value.kind == transport.READ_TIMEOUT
+
+
+def test_the_deadline_starts_again_for_each_request_on_a_kept_connection(server):
+    session = transport.Session()
+    for path in ("/a", "/b", "/c"):
+        time.sleep(0.3)
+        assert session.get(url(server, path), timeout=0.5).json() == {"path": path}
+    assert len({seen[2] for seen in server.seen}) == 1
 
 
 def test_a_dropped_answer_is_a_connection_error_without_the_url(server):
