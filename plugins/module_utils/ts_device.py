@@ -395,3 +395,10 @@ def write_logging(client, after):
 
 def set_password(client, role, password):
     client.post(PASSWORD, {"role": role, "password": password})
+
+
+def read_identity(client):
+    """Model, serial number and firmware version (``GET /system/device``)."""
+    raw = client.get(DEVICE_INFO)
+    return {"model": raw.get("model"), "serial_number": raw.get("serial_number"),
+            "firmware_version": raw.get("firmware_version")}
