@@ -115,9 +115,9 @@ def _without(obj, keys):
 
 def _address_key(address):
     """IPv4 addresses (with an optional :port) in numeric order; anything else after them."""
-    host, _, port = str(address).partition(":")
+    host, colon, port = str(address).partition(":")
     parts = host.split(".")
-    if len(parts) == 4 and all(p.isdigit() for p in parts) and (not port or port.isdigit()):
+    if len(parts) == 4 and all(p.isdigit() for p in parts) and (not colon or port.isdigit()):
         return (0, tuple(int(p) for p in parts), int(port or 0), "")
     return (1, (), 0, str(address))
 

@@ -100,8 +100,8 @@ def configure_ts(api, keeps):
                                         ("ASI", {"asi": {"port": 2}}, unused["id"], [8191]),
                                         ("T2-MI", T2MI, strict["id"], []),
                                         ("RF", RF, 1, [32])):
-        body = dict(name=name, config=config, alerts_config=dict(profile_id=profile, pid_error_list=pids,
-                                                                   **extra(colour="red")), **extra(note=name.lower()))
+        alerts = dict(profile_id=profile, pid_error_list=pids, **extra(colour="red"))
+        body = dict(name=name, config=config, alerts_config=alerts, **extra(note=name.lower()))
         inputs[name] = api.post("/inputs", body)["id"]
     api.get("/inputs/%d/stop" % inputs["Mux B"])
     api.post("/inputs/%d/scte/toggle" % inputs["Mux A"], {"enabled": True})
@@ -224,8 +224,8 @@ def differences(before, after, path=""):
 
 
 def module(name, device, **options):
-    return {"name": name, "broadcast.monitoring.%s" % name: dict(connection(device), device_type=device.kind,
-                                                                   **options)}
+    options = dict(connection(device), device_type=device.kind, **options)
+    return {"name": name, "broadcast.monitoring.%s" % name: options}
 
 
 #: a fault that stops the restore halfway: after the alert profiles, at the first input;

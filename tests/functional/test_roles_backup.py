@@ -126,17 +126,18 @@ def test_restore_stops_on_another_firmware_and_upgrades_with_a_bundle(fleet, col
             "host": "{{ ansible_host }}", "port": "{{ device_port }}", "device_type": "{{ device_type }}",
             "password": "admin", "path": str(bundle), "reboot_timeout": 30}}]}]
     (tmp_path / "upgrade.yml").write_text(yaml.safe_dump(upgrade, sort_keys=False))
-    code, output, _ = run_playbook(fleet, collections_path, tmp_path, str(tmp_path / "upgrade.yml"),
-                                   options=["--limit", device.name])
+    code, output = run_playbook(fleet, collections_path, tmp_path, str(tmp_path / "upgrade.yml"),
+                                options=["--limit", device.name])[:2]
     assert code == 0, output
-    code, output, _ = run_playbook(fleet, collections_path, tmp_path, "backup.yml", options=["--limit", device.name],
-                                   all_vars={"broadcast_monitoring_password": "admin", "backup_dir": str(backups)})
+    backup_vars = {"broadcast_monitoring_password": "admin", "backup_dir": str(backups)}
+    code, output = run_playbook(fleet, collections_path, tmp_path, "backup.yml", options=["--limit", device.name],
+                                all_vars=backup_vars)[:2]
     assert code == 0, output
     fleet.call(device.reset)  # the replacement runs the factory firmware
     restore = {"broadcast_monitoring_password": FLEET_PASSWORD, "restore_backup_dir": str(backups),
                "restore_probe_timeout": 1, "restore_reboot_timeout": 30}
-    code, output, _ = run_playbook(fleet, collections_path, tmp_path, "restore.yml", all_vars=restore,
-                                   extra_vars={"restore_hosts": device.name})
+    code, output = run_playbook(fleet, collections_path, tmp_path, "restore.yml", all_vars=restore,
+                                extra_vars={"restore_hosts": device.name})[:2]
     assert code != 0
     assert "the backup was taken on firmware 2.4.1, this device runs 1.0.0" in output, output
     assert "firmware_mismatch=warn" in output
@@ -155,8 +156,9 @@ def test_restore_role_can_be_told_to_warn_on_another_firmware(fleet, collections
     fleet.call(device.reset)
     configure_ts(device)
     backups = tmp_path / "backups"
-    code, output, _ = run_playbook(fleet, collections_path, tmp_path, "backup.yml", options=["--limit", device.name],
-                                   all_vars={"broadcast_monitoring_password": "admin", "backup_dir": str(backups)})
+    backup_vars = {"broadcast_monitoring_password": "admin", "backup_dir": str(backups)}
+    code, output = run_playbook(fleet, collections_path, tmp_path, "backup.yml", options=["--limit", device.name],
+                                all_vars=backup_vars)[:2]
     assert code == 0, output
     saved = backups / ("%s.json" % device.name)
     doc = json.loads(saved.read_text())
@@ -165,8 +167,8 @@ def test_restore_role_can_be_told_to_warn_on_another_firmware(fleet, collections
     fleet.call(device.reset)
     restore = {"broadcast_monitoring_password": "admin", "restore_backup_dir": str(backups),
                "restore_probe_timeout": 1, "restore_reboot_timeout": 30, "restore_firmware_mismatch": "warn"}
-    code, output, _ = run_playbook(fleet, collections_path, tmp_path, "restore.yml", all_vars=restore,
-                                   extra_vars={"restore_hosts": device.name})
+    code, output = run_playbook(fleet, collections_path, tmp_path, "restore.yml", all_vars=restore,
+                                extra_vars={"restore_hosts": device.name})[:2]
     assert code == 0, output
     assert "firmware: the backup was taken on firmware 0.9.0, this device runs 1.0.0" in output
     assert sorted(i["name"] for i in Http(device).get("/inputs")) == ["ASI", "Mux 1"]

@@ -63,8 +63,8 @@ def test_analyzer_keeps_unknown_fields_of_inputs(keeping):
     assert updated["note"] == "n2"
     assert "input_id" not in updated
     # the update replaces the input as a whole: an unknown field left out is gone
-    ok(ts.post("/inputs/%d" % read["id"], {"input_id": read["id"], "name": "A", "config": MCAST,
-                                            "alerts_config": {"profile_id": 1}}))
+    whole = {"input_id": read["id"], "name": "A", "config": MCAST, "alerts_config": {"profile_id": 1}}
+    ok(ts.post("/inputs/%d" % read["id"], whole))
     (read,) = ok(ts.get("/inputs"))
     assert "note" not in read and "colour" not in read["alerts_config"]
 
