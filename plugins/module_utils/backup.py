@@ -3,10 +3,12 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """A device's whole configuration as one document, and its restore.
 
-The document is read and applied through the same resources and system functions as the
-other modules, so a restore is idempotent like them: restoring twice changes nothing.
-It holds no password or token, and nothing that changes by itself (no timestamp, no
-clock, no measurement), so two backups of an unchanged device are equal byte for byte.
+The document holds every configurable value the device returns: the system settings in the
+device-neutral shape, and the rest as the device answers (raw), unknown fields included.
+A restore compares before it writes, like the modules, so restoring twice changes nothing.
+It holds no password or token, and nothing that changes by itself (no clock, no
+measurement, no device-assigned id), so two backups of an unchanged device are equal byte for
+byte. The format is described in docs/docsite/rst/guide_disaster_recovery.rst.
 """
 
 from __future__ import annotations
@@ -14,9 +16,23 @@ from __future__ import annotations
 import json
 import types
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device, system
+from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device, system, ts_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, PartialFailure, reconcile, write_settings
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import (
+    Conflict,
+    InputError,
+    PartialFailure,
+    Resource,
+    reconcile,
+    strip_unset,
+    write_settings,
+)
+from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_resources import (
+    Schedules,
+    Thresholds,
+    Tuners,
+    reconcile_tuners,
+)
 from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import (
     Converters,
     Inputs,
@@ -24,36 +40,86 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources 
     snmp,
 )
 
-FORMAT = "broadcast.monitoring.backup/1"
+FORMAT = "broadcast.monitoring.backup/2"
+#: the first format (module shapes only); still loaded and restored as it was
+FORMAT_1 = "broadcast.monitoring.backup/1"
+FORMATS = (FORMAT, FORMAT_1)
+#: the collection's version, recorded in every backup (a unit test keeps it equal to galaxy.yml)
+COLLECTION_VERSION = "0.1.0"
 #: keys of a device's time settings that are configuration (the clock itself is not)
 TIME_KEYS = ("ntp", "ntp_servers", "timezone")
+#: what the analyzer reports of an input that is not configuration (its id is device-local)
+TS_INPUT_NOT_CONFIG = ts_device.INPUT_READ_ONLY
+#: what the monitor reports of a tuner that it measures or derives (station_id follows the
+#: frequency and the station list, both restored)
+FM_TUNER_NOT_CONFIG = ("tuned", "signal_ok", "quality", "rds", "station_id")
 
 
 # -- taking a backup -----------------------------------------------------------------------
 def take(client, device):
-    """The backup document of one device."""
+    """The backup document of one device: identity, the device-neutral system settings
+    (structured), and the device's own answers (raw, only what changes by itself left out)."""
     time_settings = device.read_time(client)
-    doc = {
-        "format": FORMAT,
-        "device_type": device.KIND,
-        "firmware_version": device.read_firmware_version(client),
-        "system": {
-            "network": device.read_network(client),
-            "time": {key: time_settings[key] for key in TIME_KEYS},
-            "logging": device.read_logging(client),
-        },
-    }
-    doc["config"] = _ts_config(client) if device.KIND == "ts_analyzer" else {"conf": client.get(fm_device.CONF)}
-    return doc
-
-
-def _ts_config(client):
+    system_settings = {"network": device.read_network(client),
+                       "time": {key: time_settings[key] for key in TIME_KEYS}}
+    raw = _ts_raw(client) if device.KIND == "ts_analyzer" else _fm_raw(client)
     return {
-        "alert_profiles": list(Profiles(client).read().values()),
-        "inputs": list(Inputs(client).read().values()),
-        "snmp": snmp(client, {"enabled": None, "lists": "replace"}, check_mode=True)["after"],
-        "converters": list(Converters(client).read().values()),
+        "format": FORMAT,
+        "collection_version": COLLECTION_VERSION,
+        "device_type": device.KIND,
+        "device": device.read_identity(client),
+        "system": system_settings,
+        "raw": raw,
     }
+
+
+def _ts_raw(client):
+    settings = client.get(ts_device.SNMP_SETTINGS)
+    for key in ts_device.SNMP_LISTS:  # the order of these lists means nothing
+        if isinstance(settings.get(key), list):
+            settings[key] = sorted(settings[key], key=_address_key)
+    # Ids are the device's own (assigned at creation): profiles are listed in id order (the
+    # factory profile first) without them, and inputs name their profile.
+    profiles = sorted(client.get(ts_device.PROFILES), key=lambda p: p["id"])
+    names = {p["id"]: p["name"] for p in profiles}
+    return {
+        "profiles": [_without(p, ("id",)) for p in profiles],
+        "inputs": sorted((_portable_input(_without(raw, TS_INPUT_NOT_CONFIG), names)
+                          for raw in client.get(ts_device.INPUTS)), key=lambda i: i["name"]),
+        "snmp": settings,
+        "converters": sorted(client.get(ts_device.CONVERTERS), key=lambda c: c["port"]),
+        "log_settings": client.get(ts_device.LOG_SETTINGS),
+    }
+
+
+def _fm_raw(client):
+    conf = client.get(fm_device.CONF)
+    if isinstance(conf.get("datetime"), dict):  # a clock reading, should a device add one, is stale at once
+        conf["datetime"] = _without(conf["datetime"], ("datetime",))
+    if isinstance(conf.get("tuners"), list):
+        conf["tuners"] = sorted(conf["tuners"], key=lambda t: t.get("tuner_id", 0))
+    if isinstance(conf.get("stations"), list):
+        conf["stations"] = sorted(conf["stations"], key=lambda s: s.get("station_id", 0))
+    tuners = []
+    for raw in sorted(client.get(fm_device.TUNERS), key=lambda t: t["tuner_id"]):
+        tuner = _without(raw, FM_TUNER_NOT_CONFIG)
+        if isinstance(tuner.get("stream"), dict):
+            tuner["stream"] = _without(tuner["stream"], ("measured_bitrate",))
+        tuners.append(tuner)
+    return {"conf": conf, "tuners": tuners, "log_settings": client.get(fm_device.LOG_SETTINGS)}
+
+
+def _without(obj, keys):
+    return {key: value for key, value in obj.items() if key not in keys}
+
+
+def _address_key(address):
+    """IPv4 addresses (with an optional :port) in numeric order; anything else after them."""
+    host, colon, port = str(address).partition(":")
+    parts = host.split(".")
+    if len(parts) == 4 and all(p.isdigit() for p in parts) and (not colon or port.isdigit()):
+        return (0, tuple(int(p) for p in parts), int(port or 0), "")
+    return (1, (), 0, str(address))
 
 
 def dumps(doc):
@@ -68,32 +134,63 @@ def load(text, device, where="src"):
         doc = json.loads(text)
     except ValueError as err:
         raise InputError(["%s: not a backup document (invalid JSON: %s)" % (where, err)]) from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise InputError(["%s: not a backup document of this collection (format %s expected)" % (where, FORMAT)])
+    if not isinstance(doc, dict) or doc.get("format") not in FORMATS:
+        raise InputError(["%s: not a backup document of this collection (format %s expected)"
+                          % (where, " or ".join(FORMATS))])
     if doc.get("device_type") != device.KIND:
         raise InputError(["%s: a backup of a %s cannot be restored to a %s" % (where, doc.get("device_type"), device.KIND)])
     return doc
 
 
-#: the order in which sections are restored
+def backup_firmware(doc):
+    """The firmware version the backup was taken on."""
+    if doc["format"] == FORMAT_1:
+        return doc.get("firmware_version")
+    return (doc.get("device") or {}).get("firmware_version")
+
+
+def check_firmware(module, doc, policy):
+    """Compare the backup's firmware with the device's before anything is written: a
+    configuration read from one version may not mean the same on another. ``policy``:
+    fail (stop, nothing written), warn (go on, say so) or ignore. Returns both versions."""
+    wanted = backup_firmware(doc)
+    running = module.device.read_firmware_version(module.client)
+    found = {"backup": wanted, "device": running}
+    if wanted == running or policy == "ignore":
+        return found
+    message = ("firmware: the backup was taken on firmware %s, this device runs %s" % (wanted, running))
+    if policy == "warn":
+        module.warn(message + "; restored anyway (firmware_mismatch=warn)")
+        return found
+    raise Conflict([message + "; upgrade the device to %s first (device_firmware, or the restore role's"
+                    " restore_firmware_bundle), or set firmware_mismatch=warn (or ignore) to restore anyway" % wanted])
+
+
+#: the order in which sections are restored: what monitoring needs first (profiles, inputs,
+#: tuners), then the rest; network last (it takes effect at the next reboot)
 TS_SECTIONS = ("alert_profiles", "inputs", "snmp", "converters", "time", "logging", "network")
+FM_SECTIONS = ("conf", "tuners", "thresholds", "schedules", "time", "logging", "network")
+FM_SECTIONS_1 = ("conf",)
 
 
-def restore(module, doc, network):
+def restore(module, doc, network, firmware_mismatch="fail"):
     """Apply ``doc`` to the device; ``network`` also restores address and hostname (they
     take effect at the next reboot). Returns the module result, with a diff per section.
     A failure on the way says which sections were restored and which were not."""
+    firmware = check_firmware(module, doc, firmware_mismatch)
     sections = _Sections()
     try:
         _restore(module, doc, network, sections)
     except (DeviceError, PartialFailure) as err:
-        raise _restore_failure(err, sections, module.device, network) from None
+        raise _restore_failure(err, sections, module.device, network, doc) from None
     changed = [name for name, result in sections.items() if result["changed"]]
     lost = [dict(item, section=name) for name, result in sections.items() for item in result.get("lost_answers", [])]
     return {
         **({"lost_answers": lost} if lost else {}),
         "changed": bool(changed),
         "changed_sections": changed,
+        "firmware": firmware,
+        **({"not_planned": list(sections.not_planned)} if sections.not_planned else {}),
         "diff": {"before": {n: r["diff"]["before"] for n, r in sections.items() if r["changed"]},
                  "after": {n: r["diff"]["after"] for n, r in sections.items() if r["changed"]}},
     }
@@ -104,6 +201,8 @@ class _Sections(dict):
     the alert profiles are visited twice, so "the first one without a result" is not it)."""
 
     running = None
+    #: sections check mode could not plan (they depend on an earlier write)
+    not_planned = ()
 
     def run(self, name, step):
         self.running = name
@@ -113,24 +212,40 @@ class _Sections(dict):
 
 def _restore(module, doc, network, sections):
     client, device, check_mode = module.client, module.device, module.check_mode
-    if device.KIND != "ts_analyzer":
-        # The monitor's /conf holds everything, time, logging and network included.
-        sections.run("conf", lambda: _restore_fm(client, doc, network, check_mode))
-        return
-    _restore_ts(client, doc["config"], check_mode, sections)
     settings = doc["system"]
+    if device.KIND != "ts_analyzer":
+        conf = sections.run("conf", lambda: _restore_fm(client, doc, network, check_mode))
+        if doc["format"] == FORMAT_1:
+            return  # format 1 holds the monitor's /conf only
+        if check_mode and conf["changed"]:
+            # The configuration write sets most of what follows; what it leaves to the later
+            # sections cannot be known before it is made.
+            sections.not_planned = [n for n in FM_SECTIONS[1:] if network or n != "network"]
+            return
+        _restore_fm_tuners(client, doc["raw"]["tuners"], check_mode, sections)
+    elif doc["format"] == FORMAT_1:
+        _restore_ts_1(client, doc["config"], check_mode, sections)
+    else:
+        _restore_ts(client, doc["raw"], check_mode, sections)
     clock = dict(settings["time"], datetime=None, max_clock_drift=0)  # the clock itself is not restored
     sections.run("time", lambda: system.manage_time(_context(module, clock)))
-    sections.run("logging", lambda: system.manage_logging(_context(module, settings["logging"])))
+    if doc["format"] == FORMAT_1:
+        sections.run("logging", lambda: system.manage_logging(_context(module, settings["logging"])))
+    else:  # verbatim: the device's own fields and values, whatever this collection knows of them
+        sections.run("logging", lambda: _restore_settings(client, device.LOG_SETTINGS, doc["raw"]["log_settings"],
+                                                          check_mode))
     if network:
         sections.run("network", lambda: system.manage_network(_context(module, dict(
             settings["network"], reboot=False, wait_host=None, reboot_timeout=0, host=module.params["host"]))))
 
 
-def _restore_failure(err, sections, device, network):
+def _restore_failure(err, sections, device, network, doc):
     """A PartialFailure by section: those restored (or found right already), the one that
     failed (with its own written / not written objects), and those not reached."""
-    order = TS_SECTIONS if device.KIND == "ts_analyzer" else ("conf",)
+    if device.KIND == "ts_analyzer":
+        order = TS_SECTIONS
+    else:
+        order = FM_SECTIONS_1 if doc["format"] == FORMAT_1 else FM_SECTIONS
     order = [name for name in order if network or name != "network"]
     failing = sections.running or order[0]
     if isinstance(err, PartialFailure):
@@ -157,34 +272,194 @@ def _context(module, params):
                                  params=params)
 
 
-class _InputsAfterProfiles(Inputs):
-    """Inputs that may name profiles the same restore creates just before (in check mode
-    those are not on the device yet)."""
-
-    def __init__(self, client, planned):
-        super().__init__(client)
-        self.planned = planned
-
-    def read(self):
-        current = super().read()
-        for name in self.planned:
-            self.profiles.setdefault(name, None)
-        return current
+def _restore_settings(client, path, wanted, check_mode, normalise=None):
+    """A settings object the device replaces whole: written back verbatim when it differs."""
+    normalise = normalise or (lambda obj: obj)
+    current = client.get(path)
+    changed = normalise(current) != normalise(wanted)
+    lost = []
+    if changed and not check_mode:
+        lost = write_settings(lambda body: client.post(path, body), wanted, lambda: normalise(client.get(path)))
+    return {"changed": changed, "diff": {"before": current, "after": wanted},
+            **({"lost_answers": lost} if lost else {})}
 
 
-def _restore_ts(client, config, check_mode, sections):
+def _snmp_order(settings):
+    return dict(settings, **{key: sorted(settings[key], key=_address_key)
+                             for key in ts_device.SNMP_LISTS if isinstance(settings.get(key), list)})
+
+
+# -- the analyzer, from the device's own answers ----------------------------------------------
+def _restore_ts(client, raw, check_mode, sections):
     """Restore the analyzer's configuration, filling ``sections`` as each part is done."""
-    profiles = config["alert_profiles"]
-    names = [p["name"] for p in profiles]
+    wanted = raw["profiles"]
+    names = [p["name"] for p in wanted]
+    factory = names[0] if names else None  # listed first, as the device numbers it
     # Profiles first (inputs name them), inputs next, and only then the profiles that the
     # backup does not have are deleted, when no input uses them any more.
-    put = sections.run("alert_profiles", lambda: reconcile(Profiles(client), profiles, "replaced", check_mode))
-    sections.run("inputs", lambda: reconcile(_InputsAfterProfiles(client, names), config["inputs"], "overridden",
-                                             check_mode))
-    sections.run("alert_profiles", lambda: _joined(put, reconcile(Profiles(client), profiles, "overridden", check_mode)
+    put = sections.run("alert_profiles", lambda: reconcile(RawProfiles(client, factory), wanted, "replaced",
+                                                           check_mode))
+    sections.run("inputs", lambda: reconcile(RawInputs(client, names), raw["inputs"], "overridden", check_mode))
+    sections.run("alert_profiles", lambda: _joined(put, reconcile(RawProfiles(client, factory), wanted, "overridden",
+                                                                  check_mode)
                                                    if not check_mode else _plan_prune(put, names)))
-    sections.run("snmp", lambda: snmp(client, dict(config["snmp"], lists="replace"), check_mode))
-    sections.run("converters", lambda: reconcile(Converters(client), config["converters"], "replaced", check_mode))
+    sections.run("snmp", lambda: _restore_settings(client, ts_device.SNMP_SETTINGS, raw["snmp"], check_mode,
+                                                   _snmp_order))
+    sections.run("converters", lambda: reconcile(RawConverters(client), raw["converters"], "replaced", check_mode))
+
+
+def _portable_input(raw, profile_names):
+    """An input with its alert profile named (``alerts_config.profile_id`` holds the name):
+    profile ids are the device's own."""
+    alerts = dict(raw.get("alerts_config") or {})
+    pid = alerts.get("profile_id")
+    alerts["profile_id"] = profile_names.get(pid, "#%s" % pid)
+    return dict(raw, alerts_config=alerts)
+
+
+class RawProfiles(Resource):
+    """Alert profiles as the analyzer gives them (every field, known or not), keyed by name.
+    The factory profile is matched by its id, whatever its name, since it cannot be deleted."""
+
+    key = "name"
+
+    def __init__(self, client, factory_name=None):
+        super().__init__(client)
+        self.factory_name = factory_name
+        self.ids = {}
+        self.names = {}
+
+    def read(self):
+        current = {}
+        for raw in self.client.get(ts_device.PROFILES):
+            key = self.factory_name if raw["id"] == ts_device.FACTORY_PROFILE_ID and self.factory_name else raw["name"]
+            self.ids[key] = raw["id"]
+            self.names[key] = raw["name"]
+            current[key] = dict(_without(raw, ("id",)), name=key)
+            if key != raw["name"]:  # the factory profile under another name: differs, renamed by update
+                current[key]["renamed_from"] = raw["name"]
+        return current
+
+    def normalise(self, obj):
+        return strip_unset(obj)
+
+    def check_against(self, desired, current):
+        if self.state != "overridden":
+            return []
+        listed = {obj["name"] for obj in desired}
+        doomed = [name for name in current if name not in listed and self.ids[name] != ts_device.FACTORY_PROFILE_ID]
+        if not doomed:
+            return []
+        inputs = self.client.get(ts_device.INPUTS)
+        return ["profile %r (not in the backup): cannot be deleted, input(s) %s use it" % (
+            name, ", ".join(repr(u) for u in ts_device.inputs_using(inputs, self.ids[name])))
+            for name in doomed if ts_device.inputs_using(inputs, self.ids[name])]
+
+    def create(self, after):
+        self.client.post(ts_device.PROFILES, after)
+
+    def update(self, before, after):
+        body = {key: value for key, value in after.items() if key != "entries" and before.get(key) != value}
+        if self.names.get(before["name"], before["name"]) != after["name"]:
+            body["name"] = after["name"]
+        old = {e.get("error_name"): e for e in before.get("entries", [])}
+        entries = [e for e in after.get("entries", []) if old.get(e.get("error_name")) != e]
+        if entries:
+            body["entries"] = entries
+        self.client.post(ts_device.PROFILE % self.ids[before["name"]], body)
+
+    def delete(self, before):
+        self.client.delete(ts_device.PROFILE % self.ids[before["name"]])
+
+
+class RawInputs(Resource):
+    """Inputs as the analyzer gives them (every field, known or not, its live state left
+    out), keyed by name, with the alert profile named. ``planned``: profiles the same
+    restore creates just before (in check mode those are not on the device yet)."""
+
+    key = "name"
+    OWN_ENDPOINTS = ts_device.INPUT_OWN_ENDPOINTS
+
+    def __init__(self, client, planned=()):
+        super().__init__(client)
+        self.planned = planned
+        self.raw = {}
+        self.profiles = {}
+
+    def read(self):
+        self.profiles = ts_device.profile_ids(self.client.get(ts_device.PROFILES))
+        names = {pid: name for name, pid in self.profiles.items()}
+        current = {}
+        for raw in self.client.get(ts_device.INPUTS):
+            self.raw[raw["name"]] = raw
+            current[raw["name"]] = _portable_input(_without(raw, TS_INPUT_NOT_CONFIG), names)
+        return current
+
+    def check_against(self, desired, current):
+        known = set(self.profiles) | set(self.planned)
+        return ["input %r: alerts_config: the analyzer has no profile %r" % (obj["name"], obj["alerts_config"]["profile_id"])
+                for obj in desired if obj["alerts_config"]["profile_id"] not in known]
+
+    def normalise(self, obj):
+        return strip_unset(obj)
+
+    def _body(self, obj):
+        body = _without(obj, self.OWN_ENDPOINTS)
+        body["alerts_config"] = dict(obj["alerts_config"], profile_id=self.profiles[obj["alerts_config"]["profile_id"]])
+        return body
+
+    def create(self, after):
+        created = self.client.post(ts_device.INPUTS, self._body(after))
+        self._set_own(created["id"], _without(created, TS_INPUT_NOT_CONFIG), after)
+
+    def update(self, before, after):
+        input_id = self.raw[before["name"]]["id"]
+        if _without(before, self.OWN_ENDPOINTS) != _without(after, self.OWN_ENDPOINTS):
+            self.client.post(ts_device.INPUT % input_id, dict(self._body(after), input_id=input_id))
+        self._set_own(input_id, before, after)
+
+    def delete(self, before):
+        self.client.delete(ts_device.INPUT % self.raw[before["name"]]["id"])
+
+    def _set_own(self, input_id, before, after):
+        """Monitoring, SCTE-35 and thumbnails, each through its own endpoint (GETs that write
+        are never retried blindly)."""
+        if "monitoring" in after and bool(before.get("monitoring")) != bool(after["monitoring"]):
+            path = ts_device.INPUT_START if after["monitoring"] else ts_device.INPUT_STOP
+            self.client.get(path % input_id, idempotent=False)
+        scte = (after.get("scte35") or {}).get("enabled")
+        if scte is not None and (before.get("scte35") or {}).get("enabled") != scte:
+            self.client.post(ts_device.INPUT_SCTE_TOGGLE % input_id, {"enabled": scte})
+        thumbs = strip_unset(after.get("thumbnails") or {})
+        if thumbs and strip_unset(before.get("thumbnails") or {}) != thumbs:
+            if thumbs.get("enabled"):
+                self.client.post(ts_device.INPUT_THUMBNAILS_ENABLE % input_id, {"pid": thumbs["pid"]})
+            else:
+                self.client.get(ts_device.INPUT_THUMBNAILS_DISABLE % input_id, idempotent=False)
+
+
+class RawConverters(Resource):
+    """The converters as the analyzer gives them, keyed by ASI port. A stopped converter
+    keeps the settings of its last start: to put those back, it is started with them and
+    stopped again."""
+
+    key = "port"
+    fixed = True
+
+    def read(self):
+        return {raw["port"]: raw for raw in self.client.get(ts_device.CONVERTERS)}
+
+    def normalise(self, obj):
+        return strip_unset(obj)
+
+    def update(self, before, after):
+        settings = {key: after.get(key) for key in ts_device.CONVERTER_SETTINGS}
+        moved = any(before.get(key) != value for key, value in settings.items())
+        if None not in settings.values() and (moved or (after.get("running") and not before.get("running"))):
+            self.client.post(ts_device.CONVERTER_START % after["port"], settings)
+            before = dict(before, running=True)
+        if before.get("running") and not after.get("running"):
+            self.client.get(ts_device.CONVERTER_STOP % after["port"], idempotent=False)
 
 
 def _plan_prune(put, names):
@@ -200,14 +475,68 @@ def _joined(first, second):
             "diff": {"before": first["diff"]["before"], "after": second["diff"]["after"]}}
 
 
+# -- the analyzer, format 1 (module shapes) ------------------------------------------------------
+class _InputsAfterProfiles(Inputs):
+    """Inputs that may name profiles the same restore creates just before (in check mode
+    those are not on the device yet)."""
+
+    def __init__(self, client, planned):
+        super().__init__(client)
+        self.planned = planned
+
+    def read(self):
+        current = super().read()
+        for name in self.planned:
+            self.profiles.setdefault(name, None)
+        return current
+
+
+def _restore_ts_1(client, config, check_mode, sections):
+    profiles = config["alert_profiles"]
+    names = [p["name"] for p in profiles]
+    put = sections.run("alert_profiles", lambda: reconcile(Profiles(client), profiles, "replaced", check_mode))
+    sections.run("inputs", lambda: reconcile(_InputsAfterProfiles(client, names), config["inputs"], "overridden",
+                                             check_mode))
+    sections.run("alert_profiles", lambda: _joined(put, reconcile(Profiles(client), profiles, "overridden", check_mode)
+                                                   if not check_mode else _plan_prune(put, names)))
+    sections.run("snmp", lambda: snmp(client, dict(config["snmp"], lists="replace"), check_mode))
+    sections.run("converters", lambda: reconcile(Converters(client), config["converters"], "replaced", check_mode))
+
+
+# -- the FM monitor ------------------------------------------------------------------------------
 def _restore_fm(client, doc, network, check_mode):
+    """The monitor's /conf, verbatim, in one write when it differs."""
     current = client.get(fm_device.CONF)
-    wanted = dict(doc["config"]["conf"])
+    source = doc["config"]["conf"] if doc["format"] == FORMAT_1 else doc["raw"]["conf"]
+    wanted = dict(source)
     if not network:  # keep the unit's own address and name
-        wanted.update(network=current["network"], hostname=current["hostname"])
-    changed = wanted != current
+        wanted.update(network=current.get("network"), hostname=current.get("hostname"))
+    changed = _fm_conf_order(wanted) != _fm_conf_order(current)
     lost = []
     if changed and not check_mode:
-        lost = write_settings(lambda body: client.post(fm_device.CONF, body), wanted, lambda: client.get(fm_device.CONF))
+        lost = write_settings(lambda body: client.post(fm_device.CONF, body), _fm_conf_order(wanted),
+                              lambda: _fm_conf_order(client.get(fm_device.CONF)))
     return {"changed": changed, "diff": {"before": current, "after": wanted},
             **({"lost_answers": [dict(item, key="conf") for item in lost]} if lost else {})}
+
+
+def _fm_conf_order(conf):
+    """/conf with its lists in the backup's order (tuners by id, stations by id)."""
+    conf = dict(conf)
+    if isinstance(conf.get("datetime"), dict):
+        conf["datetime"] = _without(conf["datetime"], ("datetime",))
+    for key, field in (("tuners", "tuner_id"), ("stations", "station_id")):
+        if isinstance(conf.get(key), list):
+            conf[key] = sorted(conf[key], key=lambda item, f=field: item.get(f, 0))
+    return conf
+
+
+def _restore_fm_tuners(client, tuners, check_mode, sections):
+    """What the monitor shows of its tuners outside /conf, through the tuner endpoints: on a
+    device whose /conf carried all of it, these find nothing to write."""
+    settings = [_without(fm_device.tuner_from_device(raw), ("station_id",)) for raw in tuners]
+    thresholds = [fm_device.thresholds_from_device(raw["tuner_id"], raw["thresholds"]) for raw in tuners]
+    schedules = [fm_device.schedule_from_device(raw["tuner_id"], raw["schedule"]) for raw in tuners]
+    sections.run("tuners", lambda: reconcile_tuners(Tuners(client), settings, None, "merged", check_mode))
+    sections.run("thresholds", lambda: reconcile_tuners(Thresholds(client), thresholds, None, "merged", check_mode))
+    sections.run("schedules", lambda: reconcile_tuners(Schedules(client), schedules, None, "merged", check_mode))

@@ -423,3 +423,10 @@ def write_logging(client, after):
 
 def set_password(client, role, password):
     client.post(PASSWORD, {"role": role, "password": password})
+
+
+def read_identity(client):
+    """Model, serial number and firmware version (``versions`` of ``GET /status``)."""
+    versions = client.get(STATUS).get("versions") or {}
+    return {"model": versions.get("model_name"), "serial_number": versions.get("serial_number"),
+            "firmware_version": versions.get("package_ver")}

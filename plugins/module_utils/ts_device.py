@@ -78,27 +78,45 @@ def input_profile_id(raw):
     return raw["alerts_config"]["profile_id"]
 
 
+#: fields of a ``GET /inputs`` element that are not part of the update body: the device's
+#: own (id, live state) and those with their own endpoints (monitoring, SCTE-35, thumbnails)
+INPUT_READ_ONLY = ("id", "state", "status", "errors", "metrics")
+INPUT_OWN_ENDPOINTS = ("monitoring", "scte35", "thumbnails")
+INPUT_BODY_KEYS = ("name", "config", "alerts_config")
+
+
+def pid_error_list(raw):
+    """``alerts_config.pid_error_list`` of one ``GET /inputs`` element, elements as the
+    device gives them (the document does not show their shape)."""
+    return list((raw.get("alerts_config") or {}).get("pid_error_list") or [])
+
+
 def input_from_device(raw, profile_names):
     """One element of ``GET /inputs`` in the module's shape (``profile_names``: id -> name)."""
     return {
         "name": raw["name"],
         "source": source_from_device(raw["config"]),
         "alert_profile": profile_names.get(input_profile_id(raw), "#%d" % input_profile_id(raw)),
+        "pid_error_list": pid_error_list(raw),
         "monitoring": MONITORING[bool(raw.get("monitoring"))],
         **features_from_device(raw),
     }
 
 
 def input_body(obj, profile_id, raw=None):
-    """Body of ``POST /inputs`` (and, with ``input_id``, of an update). Fields the module
-    does not manage (``pid_error_list``) keep the device's value."""
-    pid_errors = (raw or {}).get("alerts_config", {}).get("pid_error_list", [])
-    body = {
+    """Body of ``POST /inputs`` (and, with ``raw``, the device's element, of an update). An
+    update replaces the input whole, so fields the module does not know that the device
+    holds (in the input or its ``alerts_config``) are sent back as they are."""
+    raw = raw or {}
+    skip = INPUT_READ_ONLY + INPUT_OWN_ENDPOINTS + INPUT_BODY_KEYS + ("input_id",)
+    body = {key: value for key, value in raw.items() if key not in skip}
+    body.update({
         "name": obj["name"],
         "config": source_to_device(obj["source"]),
-        "alerts_config": {"profile_id": profile_id, "pid_error_list": pid_errors},
-    }
-    if raw is not None:
+        "alerts_config": dict(raw.get("alerts_config") or {}, profile_id=profile_id,
+                              pid_error_list=list(obj.get("pid_error_list", []))),
+    })
+    if "id" in raw:
         body["input_id"] = raw["id"]
     return body
 
@@ -377,3 +395,10 @@ def write_logging(client, after):
 
 def set_password(client, role, password):
     client.post(PASSWORD, {"role": role, "password": password})
+
+
+def read_identity(client):
+    """Model, serial number and firmware version (``GET /system/device``)."""
+    raw = client.get(DEVICE_INFO)
+    return {"model": raw.get("model"), "serial_number": raw.get("serial_number"),
+            "firmware_version": raw.get("firmware_version")}

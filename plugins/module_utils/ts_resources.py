@@ -16,9 +16,10 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.validate impo
 
 #: keys of an input written by POST /inputs/{id}; monitoring, SCTE-35 and thumbnails
 #: have their own endpoints
-CONFIG_KEYS = ("name", "source", "alert_profile")
-#: an input's SCTE-35 monitoring and thumbnails when nothing is said (left out of its shape)
-FEATURES_OFF = {"scte35": False, "thumbnails": {"enabled": False}}
+CONFIG_KEYS = ("name", "source", "alert_profile", "pid_error_list")
+#: an input's SCTE-35 monitoring, thumbnails and PID error list when nothing is said (left
+#: out of its shape)
+FEATURES_OFF = {"scte35": False, "thumbnails": {"enabled": False}, "pid_error_list": []}
 
 
 class Inputs(Resource):

@@ -10,13 +10,17 @@ module: device_backup
 short_description: Back up the whole configuration of an analyzer or FM monitor to a file
 version_added: 0.1.0
 description:
-  - Reads the device's whole configuration into one structured JSON document and writes it to O(dest).
-  - Analyzer, alert profiles, inputs (with SCTE-35 and thumbnails), SNMP, converters, and the system settings
-    (network, hostname, NTP and timezone, logging). FM monitor, its complete configuration as C(GET /conf)
-    returns it (tuners, thresholds, schedules, streams, stations, monitor output, network, time, logging) and
-    the same system settings in the device-neutral shape.
+  - Reads every configurable value the device's interface returns into one JSON document and writes it to
+    O(dest), whether or not a module of this collection manages it, fields it does not know included.
+  - The document records the device's model, serial number and firmware version, the collection's version and a
+    format version (C(broadcast.monitoring.backup/2)). The system settings (network, hostname, NTP and timezone)
+    are kept in the device-neutral shape; the rest as the device answers (C(raw)). Analyzer, alert profiles,
+    inputs (with PID error lists, SCTE-35 and thumbnails), SNMP, converters and log settings. FM monitor, the
+    complete C(GET /conf), the tuners as C(GET /tuners/all) shows them (settings, state, mute, stream,
+    thresholds, schedules) and log settings. The Disaster recovery guide describes the format.
   - Passwords and tokens are never part of a backup. Nor is anything that changes by itself (clock,
-    measurements, alert logs), so backing up an unchanged device rewrites nothing and reports no change.
+    measurements, alert logs) or the ids the device assigns; lists whose order means nothing are sorted, so
+    backing up an unchanged device rewrites nothing and reports no change.
   - Restore a backup with M(broadcast.monitoring.device_restore).
 author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
@@ -53,8 +57,10 @@ backup:
   description: The backup document that was (or in check mode, would be) written.
   returned: success
   type: dict
-  sample: {"format": "broadcast.monitoring.backup/1", "device_type": "ts_analyzer", "firmware_version": "1.0.0",
-           "system": {}, "config": {}}
+  sample: {"format": "broadcast.monitoring.backup/2", "collection_version": "0.1.0", "device_type": "ts_analyzer",
+           "device": {"model": "TSA-4", "serial_number": "TSA000000001", "firmware_version": "1.0.0"},
+           "system": {"network": {}, "time": {}}, "raw": {"profiles": [], "inputs": [], "snmp": {},
+                                                           "converters": [], "log_settings": {}}}
 dest:
   description: The file written.
   returned: success

@@ -10,12 +10,17 @@ module: device_restore
 short_description: Restore a backup to an analyzer or FM monitor
 version_added: 0.1.0
 description:
-  - Applies a document written by M(broadcast.monitoring.device_backup) to a device of the same type,
-    through the same code as the other modules, so only what differs is written and restoring twice changes
-    nothing.
-  - Analyzer, alert profiles and inputs are made exactly as in the backup (others are deleted, profiles after the
-    inputs that used them), then SNMP, converters, time and logging. FM monitor, its whole configuration in one
-    write, when it differs.
+  - Applies a document written by M(broadcast.monitoring.device_backup) to a device of the same type, so that
+    the device answers as it did when it was backed up. Only what differs is written; restoring twice changes
+    nothing. Backups of format 1 (earlier releases) still load and restore what they hold.
+  - First compares the backup's firmware version with the device's (O(firmware_mismatch)); nothing is written
+    when it stops there.
+  - Analyzer, alert profiles and inputs are made exactly as in the backup, fields this collection does not know
+    included (others are deleted, profiles after the inputs that used them), then SNMP, converters, time and log
+    settings. FM monitor, its whole configuration in one write when it differs, then tuners, thresholds and
+    schedules where they still differ, time and log settings.
+  - A restore that stops halfway reports per section what was written, not written or unknown; run it again to
+    complete it.
   - The device keeps its own address and hostname unless O(network=true); restored network settings take effect
     at the next reboot (see M(broadcast.monitoring.device_network) to re-address and reboot in one step).
   - Passwords are not part of a backup; set them with M(broadcast.monitoring.device_password).
@@ -35,6 +40,16 @@ options:
     description: Also restore address settings and hostname.
     type: bool
     default: false
+  firmware_mismatch:
+    description:
+      - What to do, before anything is written, when the backup was taken on another firmware version than the
+        device runs (a configuration read from one version may not mean the same on another).
+      - V(fail) stops and names both versions. Upgrade the device first (M(broadcast.monitoring.device_firmware),
+        or the C(restore) role's C(restore_firmware_bundle)), or choose another value.
+      - V(warn) restores and warns; V(ignore) restores without a word.
+    type: str
+    choices: [fail, warn, ignore]
+    default: fail
 """
 
 EXAMPLES = r"""
@@ -48,12 +63,26 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+firmware:
+  description: The firmware versions compared before the restore.
+  returned: success
+  type: dict
+  sample: {"backup": "2.4.1", "device": "2.4.1"}
 changed_sections:
   description: The parts of the configuration that were (or in check mode, would be) written.
   returned: success
   type: list
   elements: str
   sample: ["inputs", "snmp"]
+not_planned:
+  description:
+    - In check mode on an FM monitor whose configuration (C(GET /conf)) differs, the sections after it (tuners,
+      thresholds, schedules, time, logging, network). The configuration write sets most of them, so what would
+      remain for them cannot be known before that write. Run without check mode to restore them.
+  returned: in check mode, when the monitor's configuration differs
+  type: list
+  elements: str
+  sample: ["tuners", "thresholds", "schedules", "time", "logging"]
 written:
   description:
     - When a write fails, the sections restored before it (C(changed) says whether each needed a write) and, for
@@ -88,6 +117,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.module import
 ARGUMENT_SPEC = dict(
     src=dict(type="path", required=True),
     network=dict(type="bool", default=False),
+    firmware_mismatch=dict(type="str", default="fail", choices=["fail", "warn", "ignore"]),
 )
 
 
@@ -98,7 +128,7 @@ def restore(module):
     except OSError as err:
         raise InputError(["src: cannot read %s (%s)" % (module.params["src"], err.strerror)]) from None
     doc = backup.load(text, module.device)
-    return backup.restore(module, doc, module.params["network"])
+    return backup.restore(module, doc, module.params["network"], module.params["firmware_mismatch"])
 
 
 def main():

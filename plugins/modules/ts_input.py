@@ -141,6 +141,15 @@ options:
           - Name of the alert profile the input uses; must exist on the analyzer.
           - A new input without one gets V(Default), the analyzer's factory profile.
         type: str
+      pid_error_list:
+        description:
+          - The input's C(alerts_config.pid_error_list), as the analyzer takes it. The interface document does
+            not show the shape of its elements, so they are passed to the device unchanged and compared as they
+            are (order included); on the analyzers this collection is tested against they are PID numbers.
+          - A new input without it, or a replaced one, has an empty list. RV(gathered), RV(before) and RV(after)
+            show it only when it is not empty.
+        type: list
+        elements: raw
       monitoring:
         description:
           - Whether the analyzer monitors the input (V(started)) or keeps it configured but paused (V(stopped)).
@@ -342,6 +351,7 @@ ARGUMENT_SPEC = dict(
         source=dict(type="dict", options=SOURCES, mutually_exclusive=[list(SOURCES)],
                     required_one_of=[list(SOURCES)]),
         alert_profile=dict(type="str"),
+        pid_error_list=dict(type="list", elements="raw"),
         monitoring=dict(type="str", choices=["started", "stopped"]),
         scte35=dict(type="bool"),
         thumbnails=dict(type="dict", options=dict(enabled=dict(type="bool", default=True), pid=dict(type="int")),

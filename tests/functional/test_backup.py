@@ -6,16 +6,24 @@ import time
 import pytest
 import requests
 
-from .conftest import EXAMPLE_VARS, connection, module_examples
+import yaml
+
+from .conftest import EXAMPLE_VARS, ROOT, connection, module_examples
+
+
+def galaxy_version():
+    with open(ROOT + "/galaxy.yml", encoding="utf-8") as handle:
+        return yaml.safe_load(handle)["version"]
 
 
 class Http:
     """Plain admin requests to a simulated device, to set it up without the modules."""
 
-    def __init__(self, device):
+    def __init__(self, device, password="admin"):
         self.base = device.base_url + "/api"
         login = "/api" + device.login_path
-        token = requests.post(device.base_url + login, json={"role": "admin", "password": "admin"}, timeout=5).json()["token"]
+        token = requests.post(device.base_url + login, json={"role": "admin", "password": password},
+                              timeout=5).json()["token"]
         self.headers = {"Authorization": "Bearer " + token}
 
     def post(self, path, body):
@@ -63,21 +71,27 @@ def configure_fm(device):
 
 
 def ts_content(doc):
-    config = doc["config"]
-    assert sorted(p["name"] for p in config["alert_profiles"]) == ["Default", "Strict", "Unused"]
-    inputs = {i["name"]: i for i in config["inputs"]}
-    assert inputs["Mux 1"]["alert_profile"] == "Strict" and inputs["Mux 1"]["monitoring"] == "stopped"
-    assert config["snmp"]["trap_addresses"] == ["10.0.0.100:162"]
-    assert [c["running"] for c in sorted(config["converters"], key=lambda c: c["asi_port"])] == [True, False]
+    raw = doc["raw"]
+    assert sorted(p["name"] for p in raw["profiles"]) == ["Default", "Strict", "Unused"]
+    inputs = {i["name"]: i for i in raw["inputs"]}
+    assert raw["profiles"][0]["name"] == "Default" and "id" not in raw["profiles"][0]
+    assert inputs["Mux 1"]["alerts_config"]["profile_id"] == "Strict" and inputs["Mux 1"]["monitoring"] is False
+    assert inputs["Mux 1"]["scte35"] == {"enabled": True} and "metrics" not in inputs["Mux 1"]
+    assert raw["snmp"]["trap_addresses"] == ["10.0.0.100:162"]
+    assert [c["running"] for c in raw["converters"]] == [True, False]
     assert doc["system"]["time"]["timezone"] == "Europe/Berlin"
-    assert doc["system"]["logging"]["remote_syslog"]["port"] == 514
+    assert raw["log_settings"]["remote_syslog"]["port"] == 514
+    assert doc["device"]["model"] == "TSA-4" and doc["device"]["serial_number"].startswith("TSA")
 
 
 def fm_content(doc):
-    tuner = doc["config"]["conf"]["tuners"][2]
+    tuner = doc["raw"]["conf"]["tuners"][2]
     assert (tuner["name"], tuner["frequency"], tuner["state"]) == ("Radio Two", 99500, 1)
     assert tuner["stream"]["bitrate"] == 192 and tuner["schedule"]["events"]["monday"] == [{"minute": 360, "state": 1}]
-    assert doc["system"]["time"]["timezone"] == 3 and doc["system"]["logging"]["level"] == "error"
+    assert doc["raw"]["tuners"][5]["thresholds"]["rssi_threshold"] == 30
+    assert "quality" not in doc["raw"]["tuners"][0] and "measured_bitrate" not in doc["raw"]["tuners"][0]["stream"]
+    assert doc["system"]["time"]["timezone"] == 3 and doc["raw"]["log_settings"]["level"] == "error"
+    assert doc["device"]["serial_number"].startswith("FMM8")
 
 
 CONFIGURE = {"ts-002": configure_ts, "fm-002": configure_fm}
@@ -100,7 +114,8 @@ def test_backup_factory_reset_restore_backup_is_equal(play, sim, tmp_path, name)
     assert out[0].get("failed") is not True, out[0]
     assert [r["changed"] for r in out.results] == [True, False]
     doc = json.loads(first.read_text())
-    assert doc["device_type"] == device.kind and doc["format"] == "broadcast.monitoring.backup/1"
+    assert doc["device_type"] == device.kind and doc["format"] == "broadcast.monitoring.backup/2"
+    assert doc["device"]["firmware_version"] == "1.0.0" and doc["collection_version"] == galaxy_version()
     CONTENT[name](doc)
     for secret in sim.call(device.issued_secrets):
         assert secret not in first.read_text()
@@ -116,7 +131,8 @@ def test_backup_factory_reset_restore_backup_is_equal(play, sim, tmp_path, name)
                     module("device_restore", device, src=str(first)),
                     module("device_backup", device, dest=str(second))], name, diff=True)
     assert out[0].get("failed") is not True, out[0]
-    assert out[0]["changed"] is True and out[0]["changed_sections"] == checked["changed_sections"]
+    assert out[0]["changed"] is True and out[0]["changed_sections"] == checked["changed_sections"], (
+        out[0]["changed_sections"], checked)
     assert out[1]["changed"] is False, out[1]["changed_sections"]
     assert second.read_text() == first.read_text()
 

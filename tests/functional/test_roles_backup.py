@@ -2,16 +2,18 @@
 backup, then disaster recovery of factory-reset devices from it."""
 
 import filecmp
+import json
 import os
 
 import pytest
 import requests
 import yaml
 
+from tests.simulator import swu
 from tests.simulator.fleet import running_fleet
 
 from .conftest import run_playbook
-from .test_backup import configure_fm, configure_ts
+from .test_backup import Http, configure_fm, configure_ts
 
 FLEET_PASSWORD = "fleet-Secret-7"
 
@@ -109,3 +111,64 @@ def test_fleet_backup_then_reprovision_factory_reset_devices(fleet, collections_
         assert filecmp.cmp(str(after / ("%s.json" % device.name)), str(backups / ("%s.json" % device.name)),
                            shallow=False)
         assert (after / ("%s.json" % device.name)).read_text() == saved[device.name]
+
+
+def test_restore_stops_on_another_firmware_and_upgrades_with_a_bundle(fleet, collections_path, tmp_path):
+    """The issue's trial: a backup taken on firmware 2.4.1 restored onto a replacement running 1.0.0."""
+    device = fleet.fleet.by_name("ts-001")
+    fleet.call(device.reset)
+    configure_ts(device)
+    bundle = tmp_path / "fw-2.4.1.swu"
+    bundle.write_bytes(swu.build("2.4.1"))
+    backups = tmp_path / "backups"
+    upgrade = [{"name": "Upgrade", "hosts": "all", "gather_facts": False, "tasks": [
+        {"name": "Firmware", "broadcast.monitoring.device_firmware": {
+            "host": "{{ ansible_host }}", "port": "{{ device_port }}", "device_type": "{{ device_type }}",
+            "password": "admin", "path": str(bundle), "reboot_timeout": 30}}]}]
+    (tmp_path / "upgrade.yml").write_text(yaml.safe_dump(upgrade, sort_keys=False))
+    code, output = run_playbook(fleet, collections_path, tmp_path, str(tmp_path / "upgrade.yml"),
+                                options=["--limit", device.name])[:2]
+    assert code == 0, output
+    backup_vars = {"broadcast_monitoring_password": "admin", "backup_dir": str(backups)}
+    code, output = run_playbook(fleet, collections_path, tmp_path, "backup.yml", options=["--limit", device.name],
+                                all_vars=backup_vars)[:2]
+    assert code == 0, output
+    fleet.call(device.reset)  # the replacement runs the factory firmware
+    restore = {"broadcast_monitoring_password": FLEET_PASSWORD, "restore_backup_dir": str(backups),
+               "restore_probe_timeout": 1, "restore_reboot_timeout": 30}
+    code, output = run_playbook(fleet, collections_path, tmp_path, "restore.yml", all_vars=restore,
+                                extra_vars={"restore_hosts": device.name})[:2]
+    assert code != 0
+    assert "the backup was taken on firmware 2.4.1, this device runs 1.0.0" in output, output
+    assert "firmware_mismatch=warn" in output
+    assert Http(device, FLEET_PASSWORD).get("/inputs") == []  # nothing of the configuration was written
+
+    code, output, hosts = run_playbook(fleet, collections_path, tmp_path, "restore.yml",
+                                       all_vars=dict(restore, restore_firmware_bundle=str(bundle)),
+                                       extra_vars={"restore_hosts": device.name})
+    assert code == 0, output
+    assert Http(device, FLEET_PASSWORD).get("/system/device")["firmware_version"] == "2.4.1"
+    assert sorted(i["name"] for i in Http(device, FLEET_PASSWORD).get("/inputs")) == ["ASI", "Mux 1"]
+
+
+def test_restore_role_can_be_told_to_warn_on_another_firmware(fleet, collections_path, tmp_path):
+    device = fleet.fleet.by_name("ts-001")
+    fleet.call(device.reset)
+    configure_ts(device)
+    backups = tmp_path / "backups"
+    backup_vars = {"broadcast_monitoring_password": "admin", "backup_dir": str(backups)}
+    code, output = run_playbook(fleet, collections_path, tmp_path, "backup.yml", options=["--limit", device.name],
+                                all_vars=backup_vars)[:2]
+    assert code == 0, output
+    saved = backups / ("%s.json" % device.name)
+    doc = json.loads(saved.read_text())
+    doc["device"]["firmware_version"] = "0.9.0"  # as if taken on an older release
+    saved.write_text(json.dumps(doc))
+    fleet.call(device.reset)
+    restore = {"broadcast_monitoring_password": "admin", "restore_backup_dir": str(backups),
+               "restore_probe_timeout": 1, "restore_reboot_timeout": 30, "restore_firmware_mismatch": "warn"}
+    code, output = run_playbook(fleet, collections_path, tmp_path, "restore.yml", all_vars=restore,
+                                extra_vars={"restore_hosts": device.name})[:2]
+    assert code == 0, output
+    assert "firmware: the backup was taken on firmware 0.9.0, this device runs 1.0.0" in output
+    assert sorted(i["name"] for i in Http(device).get("/inputs")) == ["ASI", "Mux 1"]

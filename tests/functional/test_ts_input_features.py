@@ -5,6 +5,7 @@ import pytest
 from .analyzer import Api, checked, clear_log, task, writes
 
 MUX = {"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}}}
+MUX_CONFIG = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000}}}
 
 
 @pytest.fixture
@@ -83,3 +84,64 @@ def test_bad_input_fails_before_any_write(play, sim, ts):
         assert result.get("failed") is True, (message, result)
         assert message in result["msg"], (message, result["msg"])
     assert writes(sim, ts) == []
+
+
+@pytest.fixture(params=["refuse", "keep"])
+def variant_ts(request, sim, ts):
+    """The analyzer under each unknown-field variant the simulator offers (README, "Unknown fields")."""
+    sim.call(lambda: setattr(ts, "unknown_fields", request.param))
+    yield ts
+    sim.call(lambda: setattr(ts, "unknown_fields", "refuse"))
+
+
+def pid_lists(device):
+    return {i["name"]: i["alerts_config"]["pid_error_list"] for i in Api(device).get("/inputs")}
+
+
+def test_pid_error_list_set_idempotent_gathered_and_cleared(play, sim, variant_ts):
+    ts = variant_ts
+    listed = dict(MUX, pid_error_list=[256, 257])
+    out = play.run([
+        inputs(ts, "merged", [listed]),
+        inputs(ts, "merged", [listed]),
+        inputs(ts, "gathered", []),
+        inputs(ts, "merged", [{"name": "Mux 1", "monitoring": "stopped"}]),  # leaves the list alone
+        inputs(ts, "merged", [{"name": "Mux 1", "pid_error_list": [300]}]),
+        inputs(ts, "replaced", [MUX]),  # replaced: an empty list
+        inputs(ts, "replaced", [MUX]),
+    ], ts.name)
+    assert not any(r.get("failed") for r in out.results), out.results
+    assert [r["changed"] for r in out.results] == [True, False, False, True, True, True, False]
+    assert out[2]["gathered"][0]["pid_error_list"] == [256, 257]
+    assert out[3]["requests"]["write"] == 1  # stop only: the list is not rewritten
+    assert "pid_error_list" not in out[6]["after"][0]
+    assert pid_lists(ts) == {"Mux 1": []}
+
+
+def test_pid_error_list_set_on_the_device_survives_other_changes(play, sim, variant_ts):
+    # the issue's trial: a list set through the analyzer's own API is kept when ts_input changes the input
+    ts = variant_ts
+    api = Api(ts)
+    raw = api.add_input("Mux 1")
+    api.post("/inputs/%d" % raw["id"], {"input_id": raw["id"], "name": "Mux 1", "config": raw["config"],
+                                        "alerts_config": {"profile_id": 1, "pid_error_list": [256, 257]}})
+    out = play.run([inputs(ts, "merged", [{"name": "Mux 1", "source": {"asi": {"port": 1}}}])], ts.name)
+    assert out[0]["changed"] is True and out[0]["after"][0]["pid_error_list"] == [256, 257]
+    assert pid_lists(ts) == {"Mux 1": [256, 257]}
+
+
+def test_update_keeps_fields_the_module_does_not_know(play, sim, ts):
+    # a device that keeps unknown fields: an update replaces the input whole, so ts_input sends them back
+    sim.call(lambda: setattr(ts, "unknown_fields", "keep"))
+    try:
+        api = Api(ts)
+        body = {"name": "Mux 1", "note": "rack 4", "config": MUX_CONFIG,
+                "alerts_config": {"profile_id": 1, "pid_error_list": [], "colour": "red"}}
+        api.post("/inputs", body)
+        out = play.run([inputs(ts, "merged", [{"name": "Mux 1", "source": {"asi": {"port": 2}}}])], ts.name)
+        assert out[0]["changed"] is True
+        (raw,) = api.get("/inputs")
+        assert raw["note"] == "rack 4" and raw["alerts_config"]["colour"] == "red"
+        assert raw["config"] == {"asi": {"port": 2}}
+    finally:
+        sim.call(lambda: setattr(ts, "unknown_fields", "refuse"))

@@ -8,6 +8,7 @@ body ``{"code", "message"}``.
 """
 
 import asyncio
+import contextvars
 import copy
 import ipaddress
 import json
@@ -27,6 +28,25 @@ LOG = logging.getLogger("simulator")
 REBOOT_GAP = 60.0
 # Kinds of request, for the counters that tests and benchmarks read.
 KINDS = ("login", "read", "write", "action", "control")
+
+
+#: What a device does with a field it does not know in a body it otherwise accepts (the
+#: documents do not say): "refuse" it (400 naming the field) or "keep" it, store it and
+#: return it in the reads, as a device that stores what it is given would. Set per request
+#: from the device's ``unknown_fields`` so the models' validators can read it.
+UNKNOWN_FIELD_POLICIES = ("refuse", "keep")
+UNKNOWN_FIELDS = contextvars.ContextVar("unknown_fields", default="refuse")
+
+
+def keeps_unknown_fields():
+    return UNKNOWN_FIELDS.get() == "keep"
+
+
+def unknown_keys(value, known):
+    """The keys of ``value`` (an object) not in ``known``, when the device keeps them."""
+    if not keeps_unknown_fields() or not isinstance(value, dict):
+        return {}
+    return {key: copy.deepcopy(item) for key, item in value.items() if key not in known}
 
 
 class ApiError(Exception):
@@ -100,7 +120,12 @@ class Device:
     #: offers only that one.
     UPGRADE_BEHAVIOURS = ("pending",)
 
-    def __init__(self, name, address, port, time_scale=1.0, state_dir=None, seed=0, upgrade=None):
+    def __init__(self, name, address, port, time_scale=1.0, state_dir=None, seed=0, upgrade=None,
+                 unknown_fields="refuse"):
+        if unknown_fields not in UNKNOWN_FIELD_POLICIES:
+            raise ValueError("%s: unknown_fields %r is not one of %s"
+                             % (name, unknown_fields, ", ".join(UNKNOWN_FIELD_POLICIES)))
+        self.unknown_fields = unknown_fields
         if upgrade is None:
             upgrade = self.UPGRADE_BEHAVIOURS[0]
         if upgrade not in self.UPGRADE_BEHAVIOURS:
@@ -299,6 +324,7 @@ class Device:
                     status = self.role_denied_status
                     self._record(request, kind, status)
                     return _json({"code": status, "message": "This operation needs the admin role"}, status)
+            UNKNOWN_FIELDS.set(self.unknown_fields)  # this request's task only
             try:
                 self.advance()
                 result = await handler(Call(request, body, caller))
@@ -366,7 +392,7 @@ class Device:
 
     def info(self):
         return {"name": self.name, "kind": self.kind, "address": self.address, "port": self.port, "down": self.down,
-                "upgrade": self.upgrade}
+                "upgrade": self.upgrade, "unknown_fields": self.unknown_fields}
 
     # -- lifecycle --------------------------------------------------------------------
     async def start(self):

@@ -20,9 +20,11 @@ from datetime import datetime, timedelta, timezone
 
 from aiohttp import web
 
-from .core import ApiError, Device, deep, endpoint
+from .core import ApiError, Device, deep, endpoint, keeps_unknown_fields, unknown_keys
 
 TUNERS = 8
+#: fields of a tuner as read that the device sets itself (a /conf entry posted with them does not keep them)
+TUNER_VIEW_FIELDS = ("tuned", "signal_ok", "quality", "rds", "station_id")
 FREQ_MIN, FREQ_MAX = 87500, 108000
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 BITRATES = (64, 96, 128, 192, 256, 320)
@@ -122,12 +124,13 @@ def want_str(value, path, max_len=255, allow_empty=False):
     return value
 
 
-def want_obj(value, path, allowed, required=(), nonempty=False):
-    """A JSON object with only ``allowed`` keys and all ``required`` ones."""
+def want_obj(value, path, allowed, required=(), nonempty=False, keep=False):
+    """A JSON object with only ``allowed`` keys and all ``required`` ones; with ``keep``, a
+    device that keeps unknown fields accepts others too (the caller stores them)."""
     if not isinstance(value, dict):
         bad(path or "request body", "must be a JSON object")
     for key in value:
-        if key not in allowed:
+        if key not in allowed and not (keep and keeps_unknown_fields()):
             bad(sub(path, key), "is not a known field")
     for key in required:
         if key not in value:
@@ -773,6 +776,7 @@ class FmMonitor(Device):
     def conf_view(self):
         conf = self.state["datetime"]
         return {
+            **deep(self.state.get("conf_extra", {})),
             "version": 1,
             "hostname": self.saved_hostname(),
             "network": deep(self.state["network"]),
@@ -780,6 +784,7 @@ class FmMonitor(Device):
                          "ntp_servers": list(conf["ntp_servers"])},
             "log": self.saved_log_conf(),
             "tuners": [{
+                **deep(t.get("conf_extra", {})),
                 "tuner_id": t["tuner_id"], "name": t["name"], "frequency": t["frequency"], "state": t["state"],
                 "muted": t["muted"], "hw_settings": dict(t["hw_settings"]), "thresholds": deep(t["thresholds"]),
                 "schedule": deep(t["schedule"]), "stream": dict(t["stream"]),
@@ -1159,7 +1164,7 @@ class FmMonitor(Device):
     @endpoint("POST", "/conf", kind="write", role="admin")
     async def conf_post(self, call):
         keys = ("version", "hostname", "network", "datetime", "log", "tuners", "stations", "monitor")
-        body = want_obj(call.json_body(), "", keys, required=keys)
+        body = want_obj(call.json_body(), "", keys, required=keys, keep=True)
         if body["version"] != 1 or not is_int(body["version"]):
             bad("version", "must be 1")
         hostname = check_hostname(body["hostname"], "hostname")
@@ -1183,8 +1188,9 @@ class FmMonitor(Device):
         self.state["stations"] = stations
         self.state["next_station_id"] = max([self.state["next_station_id"]] + [s["station_id"] + 1 for s in stations])
         self.state["monitor"] = monitor
+        self.state["conf_extra"] = unknown_keys(body, keys)  # POST /conf overwrites all settings
         for tuner, new in zip(self.state["tuners"], tuners):
-            for key in ("name", "muted", "hw_settings", "thresholds", "schedule", "stream"):
+            for key in ("name", "muted", "hw_settings", "thresholds", "schedule", "stream", "conf_extra"):
                 tuner[key] = new[key]
             self.set_frequency(tuner, new["frequency"])
             self.set_tuner_state(tuner, new["state"], "configuration")
@@ -1195,7 +1201,7 @@ class FmMonitor(Device):
         out = [None] * TUNERS
         for i, entry in enumerate(want_list(value, "tuners")):
             path = "tuners[%d]" % i
-            want_obj(entry, path, keys, required=keys)
+            want_obj(entry, path, keys, required=keys, keep=True)
             tid = want_int(entry["tuner_id"], path + ".tuner_id", 0, TUNERS - 1)
             if out[tid] is not None:
                 bad(path + ".tuner_id", "repeats tuner %d" % tid)
@@ -1212,6 +1218,8 @@ class FmMonitor(Device):
                 "thresholds": check_thresholds(entry["thresholds"], current["thresholds"], path + ".thresholds", tid),
                 "schedule": check_schedule(entry["schedule"], current["schedule"], path + ".schedule"),
                 "stream": dict(enabled=want_bool(stream["enabled"], path + ".stream.enabled"), **fields),
+                # a tuner as read carries more than the configuration (measurements): not kept
+                "conf_extra": unknown_keys(entry, keys + TUNER_VIEW_FIELDS),
             }
         missing = [str(i) for i, t in enumerate(out) if t is None]
         if missing:

@@ -31,7 +31,7 @@ from xml.sax.saxutils import quoteattr
 
 from aiohttp import web
 
-from .core import ApiError, Device, deep, endpoint
+from .core import ApiError, Device, deep, endpoint, keeps_unknown_fields, unknown_keys
 
 # -- error catalogue ---------------------------------------------------------------------
 PRIORITY_1 = ("ts_sync_loss", "sync_byte_error", "pat_error2", "continuity_count_error", "pmt_error2", "pid_error")
@@ -162,8 +162,9 @@ def sub(field, key):
     return "%s.%s" % (field, key) if field else key
 
 
-def obj(value, field, required=(), optional=()):
-    """``value`` must be an object holding every required key and no unknown key."""
+def obj(value, field, required=(), optional=(), keep=False):
+    """``value`` must be an object holding every required key and no unknown key; with
+    ``keep``, a device that keeps unknown fields accepts them (the caller stores them)."""
     if value is None and not field:
         value = {}
     if not isinstance(value, dict):
@@ -171,10 +172,19 @@ def obj(value, field, required=(), optional=()):
     for key in required:
         if key not in value:
             raise bad(sub(field, key), "is required")
+    if keep and keeps_unknown_fields():
+        return value
     for key in value:
         if key not in required and key not in optional:
             raise bad(sub(field, key), "unknown field")
     return value
+
+
+def kept(value, out, known=()):
+    """``out`` (the validated fields of ``value``) with the unknown fields of ``value`` the
+    device keeps; the validated fields win."""
+    extra = unknown_keys(value, tuple(known) + tuple(out))
+    return dict(extra, **out) if extra else out
 
 
 def bounds(lo, hi):
@@ -279,40 +289,41 @@ def parse_config(value):
 
 
 def parse_eth(value, field):
-    obj(value, field, required=("stream_protocol",), optional=("multicast", "unicast"))
+    obj(value, field, required=("stream_protocol",), optional=("multicast", "unicast"), keep=True)
     if integer(value["stream_protocol"], sub(field, "stream_protocol")) != 0:
         raise bad(sub(field, "stream_protocol"), "must be 0")
     modes = [m for m in ("multicast", "unicast") if m in value]
     if len(modes) != 1:
         raise bad(field, "must hold exactly one of multicast or unicast")
     mode = modes[0]
-    return {"stream_protocol": 0, mode: ETH_PARSERS[mode](value[mode], sub(field, mode))}
+    return kept(value, {"stream_protocol": 0, mode: ETH_PARSERS[mode](value[mode], sub(field, mode))},
+                ("multicast", "unicast"))
 
 
 def parse_multicast(value, field):
-    obj(value, field, required=("multicast_address", "multicast_port"), optional=("source_address",))
+    obj(value, field, required=("multicast_address", "multicast_port"), optional=("source_address",), keep=True)
     out = {
         "multicast_address": ipv4(value["multicast_address"], sub(field, "multicast_address"), multicast=True),
         "multicast_port": integer(value["multicast_port"], sub(field, "multicast_port"), 1, 65535),
     }
     if value.get("source_address") is not None:
         out["source_address"] = ipv4(value["source_address"], sub(field, "source_address"), multicast=False)
-    return out
+    return kept(value, out, ("source_address",))
 
 
 def parse_unicast(value, field):
-    obj(value, field, required=("listen_address", "listen_port"))
-    return {
+    obj(value, field, required=("listen_address", "listen_port"), keep=True)
+    return kept(value, {
         "listen_address": ipv4(value["listen_address"], sub(field, "listen_address"), multicast=False),
         "listen_port": integer(value["listen_port"], sub(field, "listen_port"), 1, 65535),
-    }
+    })
 
 
 def parse_asi(value, field):
-    obj(value, field, required=("port",))
+    obj(value, field, required=("port",), keep=True)
     if integer(value["port"], sub(field, "port")) not in ASI_PORTS:
         raise bad(sub(field, "port"), "must be 1 or 2")
-    return {"port": value["port"]}
+    return kept(value, {"port": value["port"]})
 
 
 INT32 = 2 ** 31 - 1
@@ -321,15 +332,15 @@ RF_FIELDS = {"mode": INT32, "frequency": INT32, "bandwidth": INT32, "plp_id": 25
 
 
 def parse_t2mi(value, field):
-    obj(value, field, required=tuple(T2MI_FIELDS) + ("manual",))
+    obj(value, field, required=tuple(T2MI_FIELDS) + ("manual",), keep=True)
     out = {key: integer(value[key], sub(field, key), 0, hi) for key, hi in T2MI_FIELDS.items()}
     out["manual"] = boolean(value["manual"], sub(field, "manual"))
-    return out
+    return kept(value, out)
 
 
 def parse_rf(value, field):
-    obj(value, field, required=tuple(RF_FIELDS))
-    return {key: integer(value[key], sub(field, key), 0, hi) for key, hi in RF_FIELDS.items()}
+    obj(value, field, required=tuple(RF_FIELDS), keep=True)
+    return kept(value, {key: integer(value[key], sub(field, key), 0, hi) for key, hi in RF_FIELDS.items()})
 
 
 CONFIG_PARSERS = {"eth": parse_eth, "asi": parse_asi, "t2mi": parse_t2mi, "rf": parse_rf}
@@ -337,7 +348,7 @@ ETH_PARSERS = {"multicast": parse_multicast, "unicast": parse_unicast}
 
 
 def parse_alerts_config(value, profiles):
-    obj(value, "alerts_config", required=("profile_id",), optional=("pid_error_list",))
+    obj(value, "alerts_config", required=("profile_id",), optional=("pid_error_list",), keep=True)
     profile_id = integer(value["profile_id"], "alerts_config.profile_id", 1)
     if not any(p["id"] == profile_id for p in profiles):
         raise bad("alerts_config.profile_id", "no profile %d" % profile_id)
@@ -345,10 +356,12 @@ def parse_alerts_config(value, profiles):
     pids = [] if pids is None else array(pids, "alerts_config.pid_error_list", 8192)
     for i, pid in enumerate(pids):
         pid_value(pid, "alerts_config.pid_error_list[%d]" % i)
-    return {"profile_id": profile_id, "pid_error_list": list(pids)}
+    return kept(value, {"profile_id": profile_id, "pid_error_list": list(pids)})
 
 
 ENTRY_FIELDS = ("enabled", "snmp_trap", "alert_type", "threshold", "min_value", "max_value")
+#: fields of an input as read that the device sets itself; posted back, they are not kept
+INPUT_VIEW_FIELDS = ("id", "monitoring", "state", "status", "errors", "metrics", "scte35", "thumbnails")
 
 
 def default_entry(name):
@@ -364,7 +377,7 @@ def parse_entries(value):
     out = {}
     for i, entry in enumerate(array(value, "entries", len(ERROR_NAMES))):
         field = "entries[%d]" % i
-        obj(entry, field, required=("error_name",), optional=ENTRY_FIELDS)
+        obj(entry, field, required=("error_name",), optional=ENTRY_FIELDS, keep=True)
         name = entry["error_name"]
         if name not in ERROR_NAMES:
             raise bad(sub(field, "error_name"), "unknown error name %s" % json.dumps(name))
@@ -382,7 +395,7 @@ def parse_entries(value):
         for key in ("threshold", "min_value", "max_value"):
             if key in entry:
                 fields[key] = number(entry[key], sub(field, key), 0)
-        out[name] = fields
+        out[name] = kept(entry, fields, ("error_name",) + ENTRY_FIELDS)
     return out
 
 
@@ -919,6 +932,7 @@ class TsAnalyzer(Device):
         counts = st["counts"]
         state = "paused" if not inp["monitoring"] else ("ok" if self._has_signal(inp) else "no_signal")
         return {
+            **deep(inp.get("extra", {})),
             "id": inp["id"], "name": inp["name"], "config": deep(inp["config"]),
             "alerts_config": deep(inp["alerts_config"]), "monitoring": inp["monitoring"], "state": state,
             "status": self._status(inp, st, tick),
@@ -970,13 +984,15 @@ class TsAnalyzer(Device):
     # -- inputs -----------------------------------------------------------------------------
     def _parse_input_body(self, body, path_id=None):
         keys = ("name", "config", "alerts_config") + (("input_id",) if path_id is not None else ())
-        obj(body, "", required=keys)
+        obj(body, "", required=keys, keep=True)
         if path_id is not None and integer(body["input_id"], "input_id", 0) != path_id:
             raise ApiError(400, "input_id must equal the id in the path")
         return {
             "name": text(body["name"], "name"),
             "config": parse_config(body["config"]),
             "alerts_config": parse_alerts_config(body["alerts_config"], self.state["profiles"]),
+            # what a client posts back from a read is not a field to keep: only unknown ones are
+            "extra": unknown_keys(body, keys + ("input_id",) + INPUT_VIEW_FIELDS),
         }
 
     @endpoint("GET", "/inputs", kind="read")
@@ -1386,11 +1402,11 @@ class TsAnalyzer(Device):
 
     @endpoint("POST", "/profiles", kind="write", role="admin")
     async def profiles_add(self, call):
-        body = obj(call.body, "", required=("name",), optional=("entries",))
+        body = obj(call.body, "", required=("name",), optional=("entries",), keep=True)
         given = parse_entries(body.get("entries", []))
         self._check_profile_name(body["name"])
-        profile = {"id": self.state["next_profile_id"], "name": body["name"],
-                   "entries": [dict(default_entry(n), **given.get(n, {})) for n in ERROR_NAMES]}
+        profile = {**unknown_keys(body, ("id", "name", "entries")), "id": self.state["next_profile_id"],
+                   "name": body["name"], "entries": [dict(default_entry(n), **given.get(n, {})) for n in ERROR_NAMES]}
         self.state["next_profile_id"] += 1
         self.state["profiles"].append(profile)
         self._save_log("info", "alert profile %d (%s) created" % (profile["id"], profile["name"]), pid="profiles")
@@ -1399,8 +1415,9 @@ class TsAnalyzer(Device):
     @endpoint("POST", "/profiles/{id}", kind="write", role="admin")
     async def profiles_update(self, call):
         profile = self._profile(call)
-        body = obj(call.body, "", optional=("name", "entries"))
+        body = obj(call.body, "", optional=("name", "entries"), keep=True)
         given = parse_entries(body.get("entries", []))
+        profile.update(unknown_keys(body, ("id", "name", "entries")))  # merged, like the entries
         if "name" in body:
             self._check_profile_name(body["name"], own_id=profile["id"])
             profile["name"] = body["name"]
@@ -1428,7 +1445,7 @@ class TsAnalyzer(Device):
 
     @endpoint("POST", "/snmp/settings", kind="write", role="admin")
     async def snmp_set(self, call):
-        body = obj(call.body, "", required=("enabled", "listen_addresses", "trap_addresses"))
+        body = obj(call.body, "", required=("enabled", "listen_addresses", "trap_addresses"), keep=True)
         settings = {
             "enabled": boolean(body["enabled"], "enabled"),
             "listen_addresses": [ipv4(a, "listen_addresses[%d]" % i, multicast=False)
@@ -1436,6 +1453,7 @@ class TsAnalyzer(Device):
             "trap_addresses": [host_port(a, "trap_addresses[%d]" % i)
                                for i, a in enumerate(array(body["trap_addresses"], "trap_addresses", 16))],
         }
+        settings = kept(body, settings)
         self.state["snmp"] = settings
         self._save_log("info", "SNMP settings changed (enabled: %s)" % settings["enabled"], pid="snmp")
         return deep(settings)
@@ -1916,16 +1934,16 @@ class TsAnalyzer(Device):
 
     @endpoint("POST", "/system/log/settings", kind="write", role="admin")
     async def system_log_settings_set(self, call):
-        body = obj(call.body, "", required=("level", "remote_syslog"))
+        body = obj(call.body, "", required=("level", "remote_syslog"), keep=True)
         if body["level"] not in LOG_LEVELS:
             raise bad("level", "must be one of %s" % ", ".join(LOG_LEVELS))
-        remote = obj(body["remote_syslog"], "remote_syslog", required=("enabled", "server", "port"))
+        remote = obj(body["remote_syslog"], "remote_syslog", required=("enabled", "server", "port"), keep=True)
         enabled = boolean(remote["enabled"], "remote_syslog.enabled")
         server = remote["server"]
         if enabled or server != "":
             host(server, "remote_syslog.server")
-        settings = {"level": body["level"], "remote_syslog": {
-            "enabled": enabled, "server": server, "port": integer(remote["port"], "remote_syslog.port", 1, 65535)}}
+        settings = kept(body, {"level": body["level"], "remote_syslog": kept(remote, {
+            "enabled": enabled, "server": server, "port": integer(remote["port"], "remote_syslog.port", 1, 65535)})})
         if settings != self.state["log_settings"]:
             self.state["log_settings"] = settings
             if settings == self.state["log_settings_active"]:

@@ -45,7 +45,7 @@ def test_checker_messages_never_repeat_a_password_in_a_value(call):
 
 
 def connection_params(host):
-    return {"host": host, "port": None, "timeout": 10, "busy_timeout": 30, "ca_path": None}
+    return {"host": host, "port": None, "timeout": 10, "busy_timeout": 30, "ca_path": None, "password": "pw"}
 
 
 @pytest.mark.parametrize("host,says", [
