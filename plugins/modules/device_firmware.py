@@ -70,11 +70,12 @@ EXAMPLES = r"""
     reboot_timeout: 300
   register: upgrade
 
-- name: Install on an FM monitor now, run it at the next maintenance window's reboot
+- name: Install now, run it from the next reboot (a maintenance window's)
   broadcast.monitoring.device_firmware:
     host: "{{ ansible_host }}"
-    password: "{{ fm_admin_password }}"
-    device_type: fm_monitor
+    port: "{{ device_port | default(80) }}"
+    password: "{{ ts_admin_password }}"
+    device_type: "{{ device_type }}"
     path: "{{ firmware_bundle }}"
     reboot: false
   register: staged
