@@ -26,10 +26,17 @@ T2MI = {"t2mi": {"stream_id": 3, "service_id": 17, "elementary_stream_pid": 4097
 RF = {"rf": {"mode": 2, "frequency": 650000000, "bandwidth": 8, "plp_id": 1}}
 
 
-@pytest.fixture(scope="module", params=["refuse", "keep"])
+# The devices' open choices a restore must survive: unknown fields refused or kept, and an FM
+# monitor whose GET /conf leaves settings out (they come back through their own endpoints).
+VARIANTS = [("refuse", "complete"), ("keep", "complete"), ("refuse", "partial")]
+
+
+@pytest.fixture(scope="module", params=VARIANTS, ids=["-".join(v) for v in VARIANTS])
 def fleet(request):
-    with running_fleet(ts=1, fm=1, time_scale=0.02, unknown_fields=request.param) as runner:
-        runner.keeps = request.param == "keep"
+    unknown_fields, fm_conf = request.param
+    with running_fleet(ts=1, fm=1, time_scale=0.02, unknown_fields=unknown_fields, fm_conf=fm_conf) as runner:
+        runner.keeps = unknown_fields == "keep"
+        runner.fm_conf = fm_conf
         yield runner
 
 
@@ -240,6 +247,8 @@ ANSWERS = {"ts_analyzer": ts_answers, "fm_monitor": fm_answers}
 
 @pytest.mark.parametrize("kind", ["ts_analyzer", "fm_monitor"])
 def test_device_after_reset_and_restore_answers_as_before(play, fleet, tmp_path, kind):
+    if kind == "ts_analyzer" and fleet.fm_conf == "partial":
+        pytest.skip("a partial /conf is an FM monitor variant; the analyzer has no /conf")
     device = fleet.fleet.of_kind(kind)[0]
     fleet.call(device.reset)
     api = Device(device)

@@ -31,6 +31,10 @@ def parse_args(argv):
     parser.add_argument("--unknown-fields", choices=("refuse", "keep"), default="refuse",
                         help="what a device does with a field it does not know in a body (the documents do not "
                              "say): refuse it with 400, or keep it and return it in the reads (default %(default)s)")
+    parser.add_argument("--fm-conf", choices=("complete", "partial"), default="complete",
+                        help="what an FM monitor's GET /conf carries (its structure is not shown): everything, or "
+                             "no log settings and no per-tuner hw_settings, thresholds and schedule, which are then "
+                             "set only through their own endpoints (default %(default)s)")
     args = parser.parse_args(argv)
     if args.ts < 0 or args.fm < 0 or args.ts + args.fm == 0:
         parser.error("--ts and --fm must be >= 0 and start at least one device")
@@ -56,7 +60,7 @@ async def serve(args):
         ts=args.ts, fm=args.fm, address=args.address, port=port, time_scale=args.time_scale,
         state_dir=args.state_dir, faults=args.faults, seed=args.seed, ts_upgrade=args.ts_upgrade,
         ts_role_denied=args.ts_role_denied,
-        unknown_fields=args.unknown_fields,
+        unknown_fields=args.unknown_fields, fm_conf=args.fm_conf,
     )
     await fleet.start()
     fleet.write_inventory(args.inventory)

@@ -446,11 +446,20 @@ def factory_tuner(tuner_id):
     }
 
 
+#: What ``GET /conf`` carries ("complete configuration"; its structure is not shown). With
+#: ``conf="partial"`` it leaves these out, and they are set only through their own endpoints.
+PARTIAL_CONF_LEAVES_OUT = ("log",)
+PARTIAL_CONF_TUNER_LEAVES_OUT = ("hw_settings", "thresholds", "schedule")
+
+
 class FmMonitor(Device):
     kind = "fm_monitor"
     login_path = "/login"
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, conf="complete", **kwargs):
+        if conf not in ("complete", "partial"):
+            raise ValueError("conf must be complete or partial, got %r" % (conf,))
+        self.conf_scope = conf
         super().__init__(*args, **kwargs)
         self.band = make_band(self.seed)
         self._boot = 0            # bumped by every boot: ends running scans
@@ -774,6 +783,16 @@ class FmMonitor(Device):
                 "timezone": conf["timezone"], "ntp_servers": list(conf["ntp_servers"])}
 
     def conf_view(self):
+        view = self._complete_conf()
+        if self.conf_scope == "partial":
+            for key in PARTIAL_CONF_LEAVES_OUT:
+                del view[key]
+            for tuner in view["tuners"]:
+                for key in PARTIAL_CONF_TUNER_LEAVES_OUT:
+                    del tuner[key]
+        return view
+
+    def _complete_conf(self):
         conf = self.state["datetime"]
         return {
             **deep(self.state.get("conf_extra", {})),
@@ -1164,6 +1183,8 @@ class FmMonitor(Device):
     @endpoint("POST", "/conf", kind="write", role="admin")
     async def conf_post(self, call):
         keys = ("version", "hostname", "network", "datetime", "log", "tuners", "stations", "monitor")
+        if self.conf_scope == "partial":
+            keys = tuple(k for k in keys if k not in PARTIAL_CONF_LEAVES_OUT)
         body = want_obj(call.json_body(), "", keys, required=keys, keep=True)
         if body["version"] != 1 or not is_int(body["version"]):
             bad("version", "must be 1")
@@ -1175,15 +1196,18 @@ class FmMonitor(Device):
         tz_hours = want_int(dt["timezone"], "datetime.timezone", -12, 14)
         servers = check_ntp_servers(dt["ntp_servers"], "datetime.ntp_servers")
         log_keys = ("level", "enable_rsyslog", "rsyslog_server")
-        want_obj(body["log"], "log", log_keys, required=log_keys)
-        log_conf = check_log_conf(body["log"], self.saved_log_conf(), "log")
+        log_conf = None
+        if "log" in keys:
+            want_obj(body["log"], "log", log_keys, required=log_keys)
+            log_conf = check_log_conf(body["log"], self.saved_log_conf(), "log")
         tuners = self.check_conf_tuners(body["tuners"])
         stations = self.check_conf_stations(body["stations"])
         monitor = check_monitor(body["monitor"], "monitor")
         self.all_idle()
         self.store_hostname(hostname)
         self.store_network(network)
-        self.store_log_conf(log_conf)
+        if log_conf is not None:
+            self.store_log_conf(log_conf)
         self.store_datetime(enable_ntp, tz_hours, servers)
         self.state["stations"] = stations
         self.state["next_station_id"] = max([self.state["next_station_id"]] + [s["station_id"] + 1 for s in stations])
@@ -1198,6 +1222,8 @@ class FmMonitor(Device):
 
     def check_conf_tuners(self, value):
         keys = ("tuner_id", "name", "frequency", "state", "muted", "hw_settings", "thresholds", "schedule", "stream")
+        if self.conf_scope == "partial":
+            keys = tuple(k for k in keys if k not in PARTIAL_CONF_TUNER_LEAVES_OUT)
         out = [None] * TUNERS
         for i, entry in enumerate(want_list(value, "tuners")):
             path = "tuners[%d]" % i
@@ -1214,9 +1240,13 @@ class FmMonitor(Device):
                 "frequency": check_frequency(entry["frequency"], path + ".frequency"),
                 "state": want_int(entry["state"], path + ".state", choices=(0, 1, 2)),
                 "muted": want_bool(entry["muted"], path + ".muted"),
-                "hw_settings": check_hw(entry["hw_settings"], current["hw_settings"], path + ".hw_settings"),
-                "thresholds": check_thresholds(entry["thresholds"], current["thresholds"], path + ".thresholds", tid),
-                "schedule": check_schedule(entry["schedule"], current["schedule"], path + ".schedule"),
+                # what a partial /conf leaves out stays as it is
+                "hw_settings": check_hw(entry["hw_settings"], current["hw_settings"], path + ".hw_settings")
+                if "hw_settings" in keys else deep(current["hw_settings"]),
+                "thresholds": check_thresholds(entry["thresholds"], current["thresholds"], path + ".thresholds", tid)
+                if "thresholds" in keys else deep(current["thresholds"]),
+                "schedule": check_schedule(entry["schedule"], current["schedule"], path + ".schedule")
+                if "schedule" in keys else deep(current["schedule"]),
                 "stream": dict(enabled=want_bool(stream["enabled"], path + ".stream.enabled"), **fields),
                 # a tuner as read carries more than the configuration (measurements): not kept
                 "conf_extra": unknown_keys(entry, keys + TUNER_VIEW_FIELDS),

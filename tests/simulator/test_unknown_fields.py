@@ -109,3 +109,24 @@ def test_monitor_keeps_unknown_fields_of_its_configuration(keeping):
     del conf["site"]
     ok(fm.post("/conf", conf))
     assert "site" not in ok(fm.get("/conf"))
+
+
+def test_monitor_with_a_partial_conf_leaves_the_rest_to_its_own_endpoints():
+    """fm-monitor-api.md: GET /conf "complete configuration"; "Internal structure of the configuration
+    file of GET /conf: not shown". The partial variant leaves log settings and per-tuner hw_settings,
+    thresholds and schedule out of it; they keep their values through a POST /conf."""
+    with running_fleet(ts=0, fm=1, time_scale=0.01, fm_conf="partial") as runner:
+        fm = api_of(runner, "fm_monitor")
+        ok(fm.post("/conf/log", {"level": "error", "enable_rsyslog": False, "rsyslog_server": ""}))
+        ok(fm.post("/tuner/2/thresholds", {"rssi_threshold": 9, "rssi_interval": 30, "thresholds": {"tuner_id": 2}}))
+        conf = ok(fm.get("/conf"))
+        assert "log" not in conf
+        assert not {"hw_settings", "thresholds", "schedule"} & set(conf["tuners"][2])
+        conf["tuners"][2]["name"] = "Partial"
+        ok(fm.post("/conf", conf))
+        tuner = ok(fm.get("/tuner/2"))
+        assert tuner["name"] == "Partial" and tuner["thresholds"]["rssi_threshold"] == 9
+        assert ok(fm.get("/conf/log"))["level"] == "error"
+        full = dict(conf, log={"level": "info", "enable_rsyslog": False, "rsyslog_server": ""})
+        refused = fm.post("/conf", full)
+        assert refused.status_code == 400 and "log" in refused.json()["message"], refused.text
