@@ -2,7 +2,9 @@
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The whole declared state of one device in one task: a login, then each declared part's
-module in turn, run by Ansible where the task runs (check mode and diff mode passed on).
+module in turn, run by Ansible where the task runs (check mode and diff mode passed on):
+first every part in check mode (the plan), then, only when the whole plan holds, the parts
+it would change.
 One task per device instead of one per part: each task costs the controller a worker
 (docs/performance.md). Which parts there are and what each module is given: plugin_utils/state_parts.py."""
 
@@ -57,6 +59,15 @@ class ActionModule(ActionBase):
         finally:
             self._remove_tmp_path(self._connection._shell.tmpdir)
 
+    #: while True, the modules run in check mode whatever the task says (the plan pass)
+    _planning = False
+
+    def _update_module_args(self, *args, **kwargs):
+        super()._update_module_args(*args, **kwargs)
+        if self._planning:
+            module_args = args[1] if len(args) > 1 else kwargs["module_args"]
+            module_args["_ansible_check_mode"] = True
+
     def _apply(self, args, declared, options, task_vars):
         connection = {name: args[name] for name in PASSED_ON if args.get(name) is not None}
         modules = []
@@ -70,37 +81,75 @@ class ActionModule(ActionBase):
             connection.pop("password", None)
             connection["token"] = login["token"]
 
-        parts, diffs, warnings = {}, [], []
-        for part in declared:
-            part_args = module_args(part, args["parts"], options, parts)
+        # Plan every part (its module in check mode: every check it makes, against the device
+        # too, and no write), then apply only the parts the plan would change. A part the plan
+        # refuses stops the task before anything is written on any part.
+        run = _Runner(self, args, declared, options, connection, task_vars, modules)
+        self._planning = not self._task.check_mode
+        try:
+            plans = run.parts(check_mode=True)
+        finally:
+            self._planning = False
+        if self._task.check_mode or plans.failed or not plans.changed:
+            return plans.summary(modules, declared, planned_only=plans.failed is not None and not self._task.check_mode)
+        return run.parts(check_mode=False, plans=plans.outcomes).summary(modules, declared)
+
+
+class _Runner:
+    """Runs the declared parts' modules in order, in one pass (the plan, or the writes)."""
+
+    def __init__(self, action, args, declared, options, connection, task_vars, modules):
+        self.action, self.args, self.declared, self.options = action, args, declared, options
+        self.connection, self.task_vars, self.modules = connection, task_vars, modules
+
+    def parts(self, check_mode, plans=None):
+        """A pass over the parts; with ``plans``, a part the plan found unchanged keeps its
+        planned result and is not run again."""
+        outcome_of, diffs, warnings = {}, [], []
+        for part in self.declared:
+            if plans is not None and part.name in plans and not plans[part.name].get("changed"):
+                outcome_of[part.name] = plans[part.name]
+                continue
+            part_args = module_args(part, self.args["parts"], self.options, outcome_of)
             if part_args is None:
                 continue  # nothing to do (a second pass with nothing left for it)
-            outcome = part.planned(part_args, parts) if part.planned and self._task.check_mode else None
+            outcome = part.planned(part_args, outcome_of) if part.planned and check_mode else None
             if outcome is None:
-                outcome = self._execute_module(COLLECTION + part.module, dict(connection, **part_args),
-                                               task_vars=task_vars)
-                modules.append(part.module)
+                outcome = self.action._execute_module(COLLECTION + part.module, dict(self.connection, **part_args),
+                                                      task_vars=self.task_vars)
+                self.modules.append(part.module)
             if outcome.get("diff") and outcome.get("changed"):
                 diffs.extend(_headed(part.name, outcome["diff"]))
             warnings.extend("%s: %s" % (part.name, warning) for warning in outcome.get("warnings") or [])
             kept = {key: value for key, value in outcome.items() if key not in DROPPED}
-            parts[part.name] = joined(parts[part.name], kept) if part.name in parts else kept
+            outcome_of[part.name] = joined(outcome_of[part.name], kept) if part.name in outcome_of else kept
             if outcome.get("failed"):
                 break
+        return _Pass(outcome_of, diffs, warnings)
 
+
+class _Pass:
+    """What one pass over the parts gave."""
+
+    def __init__(self, outcomes, diffs, warnings):
+        self.outcomes, self.diffs, self.warnings = outcomes, diffs, warnings
+        self.changed = any(outcome.get("changed") for outcome in outcomes.values())
+        self.failed = next((name for name, outcome in outcomes.items() if outcome.get("failed")), None)
+
+    def summary(self, modules, declared, planned_only=False):
         summary = {
-            "changed": any(outcome.get("changed") for outcome in parts.values()),
-            "parts": parts,
+            "changed": self.changed and not planned_only,
+            "parts": self.outcomes,
             "modules": modules,
-            "reboot_needed": any(outcome.get("reboot_needed") for outcome in parts.values()),
+            "reboot_needed": any(outcome.get("reboot_needed") for outcome in self.outcomes.values()),
         }
-        if diffs:
-            summary["diff"] = diffs
-        if warnings:
-            summary["warnings"] = warnings
-        failed = [name for name, outcome in parts.items() if outcome.get("failed")]
-        if failed:
-            summary.update(failed=True, failed_part=failed[0], msg=_failure(failed[0], parts, declared))
+        if self.diffs and not planned_only:
+            summary["diff"] = self.diffs
+        if self.warnings:
+            summary["warnings"] = self.warnings
+        if self.failed:
+            msg = _failure(self.failed, self.outcomes, declared, planned_only)
+            summary.update(failed=True, failed_part=self.failed, msg=msg)
         return summary
 
 
@@ -113,8 +162,11 @@ def _headed(name, diff):
         yield entry
 
 
-def _failure(name, parts, declared):
+def _failure(name, parts, declared, planned_only=False):
     """Which part failed, why, and where that leaves the device."""
+    if planned_only:
+        return "%s: %s; nothing was written (every part is planned before the first write)" % (
+            name, parts[name].get("msg"))
     done = [part for part in parts if part != name]
     left = [part.name for part in declared if part.name not in parts]
     where = "; applied before it: %s" % ", ".join(

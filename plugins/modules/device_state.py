@@ -30,14 +30,20 @@ description:
     lists, the options themselves for the dicts, C(all_tuners) for the C(_all) parts).
   - Before the first request (the login included), every part's arguments are checked against its module's argument
     spec and by the checks that module makes without the device (ranges, addresses, names), so a part that would be
-    refused stops the task before anything is sent. What only the device can tell (for example a profile name it
-    does not have) is checked when the part's module runs, before its own first write.
+    refused stops the task before anything is sent.
+  - Then every part is planned before any part is written. Each part's module runs in check mode first, which
+    makes every check the module makes, those only the device can answer too (for example a profile name or a
+    tuner the device does not have). Only when every part's plan holds are the parts the plan would change run
+    again to write. A part the plan refuses stops the task with nothing written on any part, and the message
+    says so. A part the plan finds unchanged is not run a second time, so a run that changes nothing costs one
+    module run per part, as before.
   - The work is the same as one task per part, with one task per device instead of one per part (Ansible's cost
     per task, docs/performance.md). The modules run where the task runs (C(delegate_to), execution nodes,
     mitogen), in check mode and diff mode when the task is. The diff has one entry per changed part, headed
     with the part's name.
-  - When a part fails, the parts after it are not run, and the message names the failed part, the parts applied
-    before it (changed or not) and those not applied.
+  - When a part fails while it is written (the device refuses or fails a write the plan could not foresee), the parts
+    after it are not run, and the message names the failed part, the parts applied before it (changed or not) and
+    those not applied.
 author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
 extends_documentation_fragment:
@@ -160,7 +166,8 @@ parts:
   sample: {"snmp": {"changed": false, "before": {}, "after": {}, "requests": {"read": 1}}}
 modules:
   description:
-    - The modules the task ran, in order (C(device_login) first, with O(login_once)).
+    - The modules the task ran, in order (C(device_login) first, with O(login_once)). Outside check mode every part's
+      module is listed once for the plan, then once more for each part it writes.
     - M(broadcast.monitoring.ts_alert_profile) appears twice when O(purge) deletes profiles after the inputs (in
       check mode, with the inputs part declared, that second pass is planned without running the module, and is
       not listed).

@@ -46,6 +46,8 @@ def test_check_diff_apply_and_a_second_run_that_changes_nothing(play, sim, ts):
     assert applied["changed"] is True and applied["diff"] == predicted["diff"]
     assert "--- before: snmp" in out.output
     assert again["changed"] is False and "diff" not in again
+    # planned (every part in check mode), then the changed parts written; nothing to write the second time
+    assert applied["modules"] == ["device_login", "ts_snmp", "ts_input", "ts_snmp", "ts_input"]
     assert again["modules"] == ["device_login", "ts_snmp", "ts_input"]
     assert [part["changed"] for part in again["parts"].values()] == [False, False]
     assert logins(sim, ts) == 2  # one per task, however many parts
@@ -53,16 +55,44 @@ def test_check_diff_apply_and_a_second_run_that_changes_nothing(play, sim, ts):
     assert [i["name"] for i in Api(ts).get("/inputs")] == ["Mux 1"]
 
 
-def test_a_failed_part_stops_the_rest_and_says_what_was_applied(play, sim, ts):
+def test_a_part_the_plan_refuses_stops_the_task_before_any_write(play, sim, ts):
     clear_log(sim, ts)
-    # a profile the analyzer does not have: only the device can tell, so the inputs part fails when it runs
+    # a profile the analyzer does not have: only the device can tell, so only the plan (the inputs
+    # part's module in check mode, after the snmp part's) finds it, before the snmp part is written
     bad_inputs = [{"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}},
                    "alert_profile": "No Such Profile"}]
     result = play.run([state(ts, {"snmp": SNMP, "inputs": bad_inputs, "converters": []})], ts.name)[0]
-    assert result["failed"] is True and result["failed_part"] == "inputs"
-    assert result["msg"].startswith("inputs: invalid parameters: ")
-    assert result["msg"].endswith("; applied before it: snmp (changed); not applied: converters")
-    assert sorted(result["parts"]) == ["inputs", "snmp"]
+    assert result["failed"] is True and result["failed_part"] == "inputs" and result["changed"] is False
+    assert result["msg"].startswith("inputs: invalid parameters: ") and "No Such Profile" in result["msg"]
+    assert result["msg"].endswith("; nothing was written (every part is planned before the first write)")
+    assert result["modules"] == ["device_login", "ts_snmp", "ts_input"]
+    assert writes(sim, ts) == []
+    assert Api(ts).get("/snmp/settings")["trap_addresses"] == []
+
+
+def test_an_fm_part_the_plan_refuses_leaves_the_earlier_parts_unwritten(play, sim, fm):
+    """A tuner the device does not have (eight tuners, ids 0-7) in a later part: the tuners part,
+    which would write, is not written."""
+    sim.call(fm.requests.clear)
+    parts = {"tuners": [{"tuner_id": 0, "name": "Planned first"}],
+             "thresholds": [{"tuner_id": 9, "rssi": {"min": 10}}]}
+    result = play.run([state(fm, parts)], fm.name)[0]
+    assert result["failed"] is True and result["failed_part"] == "thresholds", result
+    assert "9" in result["msg"] and result["msg"].endswith("nothing was written (every part is planned before "
+                                                           "the first write)")
+    assert result["parts"]["tuners"]["changed"] is True  # planned, not written
+    assert sim.call(fm.writes) == []
+
+
+def test_a_part_that_fails_while_written_says_what_was_applied(play, sim, ts):
+    clear_log(sim, ts)
+    # the plan holds; the device then fails the input's write (500): the snmp part was written
+    sim.call(ts.faults.add, {"kind": "error", "count": 1, "method": "POST", "path": "/api/inputs"})
+    result = play.run([state(ts, {"snmp": SNMP, "inputs": INPUTS, "converters": []})], ts.name)[0]
+    sim.call(ts.faults.replace, [])
+    assert result["failed"] is True and result["failed_part"] == "inputs", result
+    assert result["msg"].endswith("; applied before it: snmp (changed); not applied: converters"), result["msg"]
+    assert result["modules"] == ["device_login", "ts_snmp", "ts_input", "ts_converter", "ts_snmp", "ts_input"]
     assert writes(sim, ts) == [("POST", "/api/snmp/settings")]
 
 
@@ -87,8 +117,9 @@ def test_without_login_once_every_part_logs_in_itself(play, sim, fm):
     parts = {"thresholds_all": {"snr": {"min": 15}}, "schedules": []}
     result = play.run([state(fm, parts, login_once=False)], fm.name)[0]
     assert result.get("failed") is not True, result
-    assert logins(sim, fm) == 2
-    assert result["modules"] == ["fm_thresholds", "fm_schedule"]
+    # each module run logs in: both parts planned, then the changed one (thresholds) written
+    assert result["modules"] == ["fm_thresholds", "fm_schedule", "fm_thresholds"]
+    assert logins(sim, fm) == 3
     assert result["parts"]["thresholds"]["changed"] is True
 
 
@@ -142,7 +173,9 @@ def test_purge_swaps_a_profile_and_the_inputs_that_use_it(play, sim, ts):
     out = play.run([swap, swap], ts.name)
     applied, again = out.results
     assert applied.get("failed") is not True, applied
-    assert applied["modules"] == ["device_login", "ts_alert_profile", "ts_input", "ts_alert_profile"]
+    # planned (the second profiles pass on the controller), then written in the dependencies' order
+    assert applied["modules"] == ["device_login", "ts_alert_profile", "ts_input",
+                                  "ts_alert_profile", "ts_input", "ts_alert_profile"]
     assert applied["parts"]["alert_profiles"]["changes"] == [{"action": "create", "key": "New"},
                                                              {"action": "delete", "key": "Old"}]
     assert predicted["parts"]["alert_profiles"]["changes"] == applied["parts"]["alert_profiles"]["changes"]
