@@ -85,8 +85,8 @@ def test_wrong_password_wrong_role_and_a_stale_token_are_distinct_errors(play, s
         "stale token, password given too": {"name": "stale+password", "broadcast.monitoring.ts_input": {
             "host": ts.address, "port": ts.port, "token": stale, "password": "admin", "config": [MUX]}},
         # Ansible masks the no_log password wherever it appears, so the role must not be named
-        "the factory password (the role's name), no longer valid": task("ts_input", ts, role="user",
-                                                                         password="user", config=[MUX]),
+        "the factory password (the role's name), no longer valid": task(
+            "ts_input", ts, role="user", password="user", config=[MUX]),
     }
     out = play.run(list(cases.values()), ts.name)
     results = dict(zip(cases, out.results))
