@@ -53,6 +53,8 @@ def unknown_variables(prefix, variables, known, internal=()):
             continue
         if name[len(prefix):].startswith("_"):
             continue
-        close = difflib.get_close_matches(name, sorted(known), n=1)
-        found.append((name, close[0] if close else None))
+        # compared without the prefix they all share, which would make any two names look close
+        close = difflib.get_close_matches(name[len(prefix):], [k[len(prefix):] for k in sorted(known)
+                                                               if k.startswith(prefix)], n=1)
+        found.append((name, prefix + close[0] if close else None))
     return found
