@@ -193,10 +193,9 @@ def test_a_tuner_whose_schedule_is_active_takes_no_operating_state(play, sim, fm
     """Issue 21 item 2: an active schedule sets its tuner's operating state (spec: "a schedule
     event is reached | schedule active is true ... | state of the event"), so fm_tuner refuses
     operating_state for that tuner before any write, and state=replaced leaves its state alone."""
+    schedule = {"tuner_id": 2, "active": True, "events": {"monday": [{"time": "06:00", "state": "enabled"}]}}
     ok(play.run([task("fm_tuner", fm, config=[{"tuner_id": 2, "operating_state": "sleep"}]),
-                 task("fm_schedule", fm, config=[{"tuner_id": 2, "active": True,
-                                                   "events": {"monday": [{"time": "06:00", "state": "enabled"}]}}])],
-                fm.name)[1])
+                 task("fm_schedule", fm, config=[schedule])], fm.name)[1])
     clear_log(sim, fm)
     out = play.run([task("fm_tuner", fm, config=[{"tuner_id": 2, "operating_state": "enabled"}]),
                     task("fm_tuner", fm, all_tuners={"operating_state": "enabled"}),

@@ -36,8 +36,8 @@ def _run(sim, collections_path, tmp_path, playbook, extra):
     ("ts", {"ts_analyzer_input": []},
      "role ts_analyzer: ts_analyzer_input is not a variable of this role (did you mean ts_analyzer_inputs?)"),
 ])
-def test_misspelt_variables_of_the_device_roles_fail_before_any_request(sim, collections_path, tmp_path, group,
-                                                                         extra, message):
+def test_misspelt_variables_of_the_device_roles_fail_before_any_request(
+        sim, collections_path, tmp_path, group, extra, message):
     _clear(sim)
     proc = _run(sim, collections_path, tmp_path, os.path.join(ROOT, "playbooks", "site.yml"), extra)
     assert proc.returncode != 0, proc.output
@@ -57,8 +57,8 @@ def test_misspelt_variables_of_the_device_roles_fail_before_any_request(sim, col
     ("restore.yml", {"restore_hosts": "fm-002", "restore_srcs": "/tmp/none.json", "restore_fleet_password": "x"},
      "role restore: restore_srcs is not a variable of this role (did you mean restore_src?)"),
 ])
-def test_misspelt_variables_of_the_fleet_roles_fail_before_any_request(sim, collections_path, tmp_path, playbook,
-                                                                        extra, message):
+def test_misspelt_variables_of_the_fleet_roles_fail_before_any_request(
+        sim, collections_path, tmp_path, playbook, extra, message):
     device = sim.fleet.by_name("fm-002")
     # never the factory address: the restore role would look for a replaced device there
     extra = dict(extra, restore_factory_address=device.address)
