@@ -23,6 +23,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts i
     plain,
     plan,
     refused,
+    scheduled_states,
 )
 
 COLLECTION = "broadcast.monitoring."
@@ -52,6 +53,7 @@ class ActionModule(ActionBase):
         options = {"purge": args["purge"], "reboot": args["reboot"]}
         problems = [problem for part in declared if module_args(part, args["parts"], options, {}) is not None
                     for problem in refused(part, module_args(part, args["parts"], options, {}))]
+        problems += scheduled_states(args["device_type"], args["parts"])
         if problems:
             return dict(result, failed=True, msg="invalid parts, nothing was run: %s" % "; ".join(problems))
         try:

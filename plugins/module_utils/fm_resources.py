@@ -227,6 +227,12 @@ class TunerObjects(Resource):
         return None if body is None else (body, common)
 
 
+#: the rule between fm_tuner and fm_schedule (docs/docsite/rst/guide_fleet_rollouts.rst): an active
+#: schedule sets its tuner's operating state, so a declared one would fight it every night
+SCHEDULED = ("%s: operating_state: tuner %d has an active schedule, which sets its operating state; leave"
+             " operating_state out for this tuner, or deactivate its schedule first (fm_schedule active: false)")
+
+
 # -- fm_tuner ---------------------------------------------------------------------------------
 class Tuners(TunerObjects):
     """Tuner settings, state, mute, stream and station. One read (``GET /tuners/all``), plus
@@ -300,6 +306,10 @@ class Tuners(TunerObjects):
             self._bitrates = list(self.client.get(dev.VALID_BITRATES).get("bitrates") or dev.BITRATES)
         return self._bitrates
 
+    def scheduled(self, tuner_id):
+        """Whether the device reports the tuner's schedule active: then the schedule sets its state."""
+        return bool(((self._raw or {}).get(tuner_id) or {}).get("schedule", {}).get("active"))
+
     def check_against(self, desired, current):
         problems, admin = [], []
         for obj in desired:
@@ -307,6 +317,12 @@ class Tuners(TunerObjects):
             where, now = self.label(tid), current.get(tid)
             if now is None:
                 continue  # the engine names unknown tuners
+            if self.scheduled(tid):
+                if "operating_state" in obj:
+                    problems.append(SCHEDULED % (where, tid))
+                    continue
+                # state=replaced leaves the state of a scheduled tuner to its schedule too
+                obj["operating_state"] = now["operating_state"]
             bitrate = obj.get("stream", {}).get("bitrate")
             # the list of valid bitrates costs a request: only a bitrate the tuner does not run yet is looked up
             if bitrate is not None and bitrate != (now.get("stream") or {}).get("bitrate") and bitrate not in self.bitrates():

@@ -14,6 +14,10 @@ description:
     (O(config[].tuner_id)) or for every tuner (O(all_tuners)).
   - A schedule switches a tuner's operating state at given times of the week, while it is active.
     Times are the device's local time.
+  - While a tuner's schedule is active, the schedule owns the tuner's operating state. M(broadcast.monitoring.fm_tuner)
+    refuses C(operating_state) for that tuner (the role C(broadcast.monitoring.fm_monitor) refuses declaring both
+    before any request), so that a run after an event does not undo it. To set a tuner's state by hand, set the
+    schedule's O(config[].active) to V(false) first.
   - The events of a day are compared as a set; their order in your list does not matter, and an event listed twice
     counts once.
   - Reads every tuner with one request and writes only the tuners that differ (only the days that differ are sent);

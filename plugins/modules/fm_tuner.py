@@ -61,6 +61,10 @@ options:
         description:
           - V(enabled) monitors, V(sleep) pauses with the configuration kept, V(disabled) turns the tuner off.
           - Changing it needs O(role=admin).
+          - A tuner whose schedule is active (M(broadcast.monitoring.fm_schedule)) has its operating state set by the
+            schedule. Giving this option for such a tuner fails before any write, with a message saying so. Leave it
+            out for that tuner, or deactivate its schedule first. With O(state=replaced), a scheduled tuner keeps the
+            state its schedule gave it.
         type: str
         choices: [disabled, enabled, sleep]
       muted:

@@ -12,6 +12,7 @@ import importlib
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.errors import UnsupportedError
+from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_resources, system, ts_resources
 from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import DEVICE_TYPE_SPEC
@@ -219,6 +220,37 @@ def refused(part, args):
     params = validation.validated_parameters
     problems = seconds_problems(spec, params) + PRECHECKS.get(part.module, lambda params: [])(params)
     return ["parts.%s: %s" % (part.name, problem) for problem in problems]
+
+
+def _active(schedule):
+    """A declared schedule's ``active`` as a bool, None when not declared."""
+    value = (schedule or {}).get("active") if isinstance(schedule, dict) else None
+    return None if value is None else boolean(value, strict=False)
+
+
+def scheduled_states(device_type, parts):
+    """The FM monitor's rule between the tuners and the schedules parts (fm_tuner refuses it
+    too, for a schedule the device reports active): a tuner whose schedule is active has its
+    operating state set by the schedule, so declaring both is refused, before any request."""
+    if device_type != "fm_monitor":
+        return []
+    tuners = [t for t in parts.get("tuners") or [] if isinstance(t, dict)]
+    schedules = [s for s in parts.get("schedules") or [] if isinstance(s, dict)]
+    every = _active(parts.get("schedules_all"))
+    own = {s.get("tuner_id"): _active(s) for s in schedules if _active(s) is not None}
+    fix = ("the schedule sets the tuner's operating state; leave operating_state out for it, or declare its"
+           " schedule active: false")
+    problems = []
+    for index, tuner in enumerate(tuners):
+        tid = tuner.get("tuner_id")
+        active = own.get(tid, every)
+        if tuner.get("operating_state") is not None and active:
+            problems.append("parts.tuners[%d] (tuner %s): operating_state: the %s declares the schedule of tuner %s"
+                            " active; %s" % (index, tid, "schedules part" if tid in own else "schedules_all part",
+                                             tid, fix))
+    if (parts.get("tuners_all") or {}).get("operating_state") is not None and (every or any(own.values())):
+        problems.append("parts.tuners_all: operating_state: the schedules declare an active schedule; %s" % fix)
+    return problems
 
 
 def _device(params):

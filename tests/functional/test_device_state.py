@@ -112,6 +112,30 @@ def test_bad_parts_fail_before_any_request(play, sim, ts):
     assert sim.call(lambda: list(ts.requests)) == []
 
 
+def test_operating_state_with_an_active_schedule_is_refused_before_any_request(play, sim, fm):
+    """Issue 21 item 2: the tuners part may not set the state of a tuner that the schedules
+    part makes active (its schedule sets it); checked on the controller, nothing is sent."""
+    clear_log(sim, fm)
+    weekday = {"monday": [{"time": "06:00", "state": "enabled"}, {"time": "22:00", "state": "sleep"}]}
+    tuners = [{"tuner_id": 0, "operating_state": "enabled"}, {"tuner_id": 1, "name": "Two"}]
+    out = play.run([state(fm, {"tuners": tuners, "schedules_all": {"active": True, "events": weekday}}),
+                    state(fm, {"tuners_all": {"operating_state": "sleep"},
+                               "schedules": [{"tuner_id": 3, "active": "yes"}]})], fm.name)
+    assert out[0]["failed"] is True
+    assert out[0]["msg"] == (
+        "invalid parts, nothing was run: parts.tuners[0] (tuner 0): operating_state: the schedules_all part declares"
+        " the schedule of tuner 0 active; the schedule sets the tuner's operating state; leave operating_state out"
+        " for it, or declare its schedule active: false"), out[0]["msg"]
+    assert out[1]["failed"] is True
+    assert "parts.tuners_all: operating_state: the schedules declare an active schedule" in out[1]["msg"]
+    assert sim.call(lambda: list(fm.requests)) == []
+    # tuner 0's own schedule inactive: its state is the tuners part's to set
+    allowed = play.run([state(fm, {"tuners": tuners, "schedules_all": {"active": True, "events": weekday},
+                                   "schedules": [{"tuner_id": 0, "active": False}]})], fm.name)[0]
+    assert allowed.get("failed") is not True, allowed
+    assert allowed["modules"] == ["device_login", "fm_tuner", "fm_schedule"]
+
+
 def test_without_login_once_every_part_logs_in_itself(play, sim, fm):
     clear_log(sim, fm)
     parts = {"thresholds_all": {"snr": {"min": 15}}, "schedules": []}

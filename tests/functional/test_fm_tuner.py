@@ -187,3 +187,25 @@ def test_documented_examples_run_as_written(play, sim, fm):
     stored = tuners(sim, fm)
     assert stored[1]["name"] == "Tuner 2" and stored[1]["state"] == 0
     assert stored[0]["stream"]["bitrate"] == 192
+
+
+def test_a_tuner_whose_schedule_is_active_takes_no_operating_state(play, sim, fm):
+    """Issue 21 item 2: an active schedule sets its tuner's operating state (spec: "a schedule
+    event is reached | schedule active is true ... | state of the event"), so fm_tuner refuses
+    operating_state for that tuner before any write, and state=replaced leaves its state alone."""
+    schedule = {"tuner_id": 2, "active": True, "events": {"monday": [{"time": "06:00", "state": "enabled"}]}}
+    ok(play.run([task("fm_tuner", fm, config=[{"tuner_id": 2, "operating_state": "sleep"}]),
+                 task("fm_schedule", fm, config=[schedule])], fm.name)[1])
+    clear_log(sim, fm)
+    out = play.run([task("fm_tuner", fm, config=[{"tuner_id": 2, "operating_state": "enabled"}]),
+                    task("fm_tuner", fm, all_tuners={"operating_state": "enabled"}),
+                    task("fm_tuner", fm, state="replaced", config=[{"tuner_id": 2, "name": "Night"}]),
+                    task("fm_tuner", fm, state="replaced", config=[{"tuner_id": 2, "name": "Night"}])], fm.name)
+    for refused, where in ((out[0], "config[0] (tuner 2)"), (out[1], "all_tuners (tuner 2)")):
+        assert refused["failed"] is True, refused
+        assert ("%s: operating_state: tuner 2 has an active schedule, which sets its operating state; leave"
+                " operating_state out for this tuner, or deactivate its schedule first" % where) in refused["msg"]
+    replaced = ok(out[2])
+    assert replaced["changed"] is True and ok(out[3])["changed"] is False
+    assert [p for unused, p, unused in writes(sim, fm)] == ["/api/tuner/2/settings"]
+    assert tuners(sim, fm)[2]["state"] == 2 and tuners(sim, fm)[2]["name"] == "Night"

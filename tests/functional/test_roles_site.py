@@ -4,11 +4,13 @@ nothing and reports drift made behind the roles' back."""
 
 import json
 import os
+import time
 
 import pytest
 import yaml
 
 from .conftest import ROOT, ansible_playbook, recap
+from .test_backup import Http
 
 DEVICES = ("ts-001", "ts-002", "fm-001", "fm-002")
 
@@ -165,3 +167,36 @@ def test_audit_of_new_devices_and_a_purged_profile_swap(fleet):
         assert recap(output)["ts-001"]["changed"] == expected_changed, output
     profiles = fleet.sim.call(lambda: fleet.sim.fleet.by_name("ts-001").state["profiles"])
     assert sorted(p["name"] for p in profiles) == ["Contribution B", "Default"]
+
+
+def _sleeping(fleet, name, tuner_ids):
+    device = fleet.sim.fleet.by_name(name)
+    return fleet.sim.call(lambda: all(device.state["tuners"][tid]["state"] == 2 for tid in tuner_ids))
+
+
+def test_the_schedule_puts_tuners_to_sleep_and_site_leaves_them_asleep(fleet):
+    """Issue 21 item 2: the example inventory's weekday schedule sends tuners 0 and 1 to sleep
+    at 22:00; site.yml run after that event must not wake them (the schedule owns the state
+    of a tuner whose schedule is active; spec: "a schedule event is reached ... state of the
+    event"), and reports changed=0 on every device."""
+    code, output = site(fleet)
+    assert code == 0, output
+    device = fleet.sim.fleet.by_name("fm-001")
+    # The device clock, set through its API with NTP off, to three seconds before Monday 22:00
+    # local time (the inventory's timezone is 1): the simulator's clock then runs in real time.
+    api = Http(device)
+    api.post("/conf/datetime", {"enable_ntp": False, "datetime": "2026-11-23T20:59:57Z", "timezone": 1})
+    assert not _sleeping(fleet, "fm-001", (0, 1))
+    deadline = time.monotonic() + 30  # a bound on waiting for the event, not a measurement
+    while not _sleeping(fleet, "fm-001", (0, 1)) and time.monotonic() < deadline:
+        api.get("/tuners/all")  # the simulator applies schedule events when a request comes in
+        time.sleep(0.5)
+    assert _sleeping(fleet, "fm-001", (0, 1)), "the 22:00 event did not fire"
+
+    # fm_monitor_time left unmanaged, or site.yml would switch NTP back on and move the clock
+    fleet.clear()
+    code, output = site(fleet, "-e", '{"fm_monitor_time": null}')
+    assert code == 0, output
+    assert all(counts["changed"] == 0 for counts in recap(output).values()), output
+    assert _sleeping(fleet, "fm-001", (0, 1))
+    assert "write" not in [r["kind"] for r in fleet.requests("fm-001")]

@@ -1,0 +1,44 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Refuse a variable that carries the running role's prefix but that the role does not know
+(a misspelt ``fm_monitor_tuner`` would otherwise manage nothing and report ok). A role's
+argument spec cannot do this: Ansible checks only the options it lists. Runs on the
+controller as each role's first task, before any request to a device."""
+
+from __future__ import annotations
+
+
+from ansible.errors import AnsibleActionFail
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.role_variables import role_names, unknown_variables
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _supports_check_mode = True
+    _requires_connection = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+        role = self._task._role
+        if role is None:
+            raise AnsibleActionFail("role_variables checks the variables of the role it runs in: run it in a role")
+        extra = self._task.args.get("play_variables") or []
+        unexpected = set(self._task.args) - {"play_variables"}
+        if unexpected or not isinstance(extra, list):
+            raise AnsibleActionFail("role_variables takes only play_variables, a list of names")
+        name = role.get_name(include_role_fqcn=False)
+        known, internal = role_names(role._role_path)
+        problems = unknown_variables(name + "_", task_vars or {}, known | set(extra), internal)
+        result["changed"] = False
+        if problems:
+            result.update(failed=True, unknown=[problem[0] for problem in problems],
+                          msg="role %s: %s; nothing was run (the role's variables are in its README and"
+                              " meta/argument_specs.yml)" % (name, "; ".join(
+                                  "%s is not a variable of this role%s" % (
+                                      unknown, " (did you mean %s?)" % close if close else "")
+                                  for unknown, close in problems)))
+        return result

@@ -1,0 +1,96 @@
+"""Issue 21 item 7: a variable with a role's prefix that the role does not know (a misspelt
+one) fails the role before any request, naming it and the closest known name; the
+role_variables action that each role runs first."""
+
+import json
+import os
+
+import pytest
+import yaml
+
+from .conftest import ROOT, ansible_playbook, module_examples
+
+DEVICES = ("ts-001", "ts-002", "fm-001", "fm-002")
+
+
+def _requests(sim):
+    return {name: sim.call(lambda name=name: list(sim.fleet.by_name(name).requests)) for name in DEVICES}
+
+
+def _clear(sim):
+    for name in DEVICES:
+        sim.call(sim.fleet.by_name(name).requests.clear)
+
+
+def _run(sim, collections_path, tmp_path, playbook, extra):
+    hosts = tmp_path / "hosts.yml"
+    sim.write_inventory(str(hosts))
+    args = ["-i", str(hosts), "-i", os.path.join(ROOT, "playbooks", "inventory"), playbook, "-e", json.dumps(extra)]
+    return ansible_playbook(sim, collections_path, tmp_path, args)
+
+
+@pytest.mark.parametrize("group, extra, message", [
+    ("fm", {"fm_monitor_tuner": [{"tuner_id": 0, "name": "Radio One"}]},
+     "role fm_monitor: fm_monitor_tuner is not a variable of this role (did you mean fm_monitor_tuners?);"
+     " nothing was run"),
+    ("ts", {"ts_analyzer_input": []},
+     "role ts_analyzer: ts_analyzer_input is not a variable of this role (did you mean ts_analyzer_inputs?)"),
+])
+def test_misspelt_variables_of_the_device_roles_fail_before_any_request(
+        sim, collections_path, tmp_path, group, extra, message):
+    _clear(sim)
+    proc = _run(sim, collections_path, tmp_path, os.path.join(ROOT, "playbooks", "site.yml"), extra)
+    assert proc.returncode != 0, proc.output
+    assert message in proc.output, proc.output
+    # the other group's play runs as usual; the role's own devices get no request at all
+    assert {name: sent for name, sent in _requests(sim).items() if name.startswith(group)} == {
+        name: [] for name in DEVICES if name.startswith(group)}
+
+
+@pytest.mark.parametrize("playbook, extra, message", [
+    ("backup.yml", {"backup_hosts": "fm-002", "backup_dri": "/tmp/nowhere"},
+     "role backup: backup_dri is not a variable of this role (did you mean backup_dir?)"),
+    ("firmware_rollout.yml", {"firmware_rollout_hosts": "fm-002", "firmware_rollout_bundle": "/tmp/none.swu",
+                              "firmware_rollout_timout": 5},
+     "role firmware_rollout: firmware_rollout_timout is not a variable of this role"
+     " (did you mean firmware_rollout_timeout?)"),
+    ("restore.yml", {"restore_hosts": "fm-002", "restore_srcs": "/tmp/none.json", "restore_fleet_password": "x"},
+     "role restore: restore_srcs is not a variable of this role (did you mean restore_src?)"),
+])
+def test_misspelt_variables_of_the_fleet_roles_fail_before_any_request(
+        sim, collections_path, tmp_path, playbook, extra, message):
+    device = sim.fleet.by_name("fm-002")
+    # never the factory address: the restore role would look for a replaced device there
+    extra = dict(extra, restore_factory_address=device.address)
+    _clear(sim)
+    proc = _run(sim, collections_path, tmp_path, os.path.join(ROOT, "playbooks", playbook), extra)
+    assert proc.returncode != 0, proc.output
+    assert message in proc.output, proc.output
+    assert _requests(sim) == {name: [] for name in DEVICES}
+
+
+def test_documented_examples_run_as_written(sim, collections_path, tmp_path):
+    """The EXAMPLES task as the first task of a role: a misspelt variable fails with the closest
+    name; known ones, the role's own results (its register names, here from a first run of the
+    role in the same play) and private ``<role>__`` names pass."""
+    role = tmp_path / "roles" / "demo"
+    (role / "meta").mkdir(parents=True)
+    (role / "tasks").mkdir()
+    (role / "meta" / "argument_specs.yml").write_text(yaml.safe_dump({"argument_specs": {"main": {
+        "short_description": "demo", "options": {"demo_items": {"type": "list", "description": "items"}}}}}))
+    tasks = module_examples("role_variables") + [
+        {"name": "Use the items", "ansible.builtin.debug": {"msg": "{{ demo_items | default([]) }}"},
+         "register": "demo_result"}]
+    (role / "tasks" / "main.yml").write_text(yaml.safe_dump(tasks, sort_keys=False))
+
+    def run(variables):
+        playbook = tmp_path / "demo.yml"
+        playbook.write_text(yaml.safe_dump([{"name": "Demo", "hosts": "localhost", "gather_facts": False,
+                                             "vars": variables, "roles": ["demo", "demo"]}]))
+        return ansible_playbook(sim, collections_path, tmp_path, ["-i", "localhost,", "-c", "local", str(playbook)])
+
+    good = run({"demo_items": [1], "demo__cache": 2})
+    assert good.returncode == 0, good.output
+    bad = run({"demo_item": [1]})
+    assert bad.returncode != 0
+    assert "role demo: demo_item is not a variable of this role (did you mean demo_items?)" in bad.output, bad.output
