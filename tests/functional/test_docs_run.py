@@ -91,10 +91,10 @@ def commands(block):
 
 
 def test_every_code_block_says_how_it_is_run():
-    unmarked = ["%s:%d" % (document, line) for document in DOCUMENTS for line, marker, _ in blocks(document)
+    unmarked = ["%s:%d" % (document, line) for document in DOCUMENTS for line, marker, text in blocks(document)
                 if not MARKER.match(marker)]
     assert not unmarked, "code blocks without a doc-test marker (run, file <path> or not run: <reason>): %s" % unmarked
-    assert any(marker == "run" for document in DOCUMENTS for _, marker, _ in blocks(document))
+    assert any(entry[1] == "run" for document in DOCUMENTS for entry in blocks(document))
 
 
 @pytest.fixture(scope="module")

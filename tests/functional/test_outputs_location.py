@@ -41,7 +41,7 @@ def installed(tmp_path_factory):
 
 def collection_files(collections_path):
     top = os.path.join(collections_path, "ansible_collections", "broadcast", "monitoring")
-    return {os.path.relpath(os.path.join(d, f), top) for d, _, files in os.walk(top) for f in files}
+    return {os.path.relpath(os.path.join(d, f), top) for d, dirs, files in os.walk(top) for f in files}
 
 
 def run_fqcn(fleet, collections_path, workdir, name, *args):
