@@ -90,10 +90,11 @@ class Play:
         return Outcome([data[str(i)] for i in range(len(tasks))], proc.output)
 
 
-def ansible_playbook(sim, collections_path, workdir, args, verbosity=0, env=None):
+def ansible_playbook(sim, collections_path, workdir, args, verbosity=0, env=None, cwd=None):
     """Run ansible-playbook with ``args`` for the collection under test; returns the finished
     process (``output``: stdout and stderr). Every run is made at -vvvv or more, with a log
-    file, and both are searched for every secret the fleet ``sim`` issued (leak_watch)."""
+    file, and both are searched for every secret the fleet ``sim`` issued (leak_watch). ``cwd``: the
+    directory it runs in (default: this process's)."""
     log = workdir / ("ansible-%d.log" % next(_RUNS))
     command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook")] + list(args)
     command.append("-" + "v" * max(verbosity, 4))
@@ -103,7 +104,8 @@ def ansible_playbook(sim, collections_path, workdir, args, verbosity=0, env=None
                        ANSIBLE_LOG_PATH=str(log))
     environment.pop("PYTHONPATH", None)  # the collection must come from collections_path only
     environment.update(env or {})
-    proc = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300, check=False)
+    proc = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300, check=False,
+                          cwd=cwd)
     proc.output = proc.stdout + proc.stderr
     leak_watch(sim, proc.output + (log.read_text(errors="replace") if log.exists() else ""))
     return proc

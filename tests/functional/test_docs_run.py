@@ -1,0 +1,160 @@
+"""The README and the guides run as written: every code block carries a doc-test marker, and the
+blocks marked to run are run, in document order, against one simulated fleet.
+
+Markers (the line before a Markdown fence, or an RST comment before ``.. code-block::``):
+
+- ``doc-test: run``: a shell block (``$`` prompts in a console block; output lines are ignored),
+  run with bash -e in a scratch directory that has the clone's ``.venv``, ``build`` and
+  ``playbooks``; the environment a block exports carries over to the next block of the document;
+- ``doc-test: file <path>``: written to <path> as shown; a hosts file gets only the simulator's
+  addresses and ports in place of the ones shown;
+- ``doc-test: not run: <reason>``: not run, and the reason says why.
+
+A block without a marker fails the test, so a new command is never skipped silently. Besides the
+blocks, the test gives only what SUBSTITUTED and PROVIDED list.
+"""
+
+import glob
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from tests.simulator import swu
+from tests.simulator.fleet import running_fleet
+
+from .conftest import ROOT, leak_watch
+
+DOCUMENTS = ["README.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "docsite", "rst", "*.rst")))
+# What the test replaces in the commands: the simulator's inventory file for the one the
+# getting-started guide has the simulator write.
+SUBSTITUTED = {"/tmp/inv.yml": "simulator-inventory.yml"}
+# Files the documents assume the user has: the vendor's signed firmware bundle.
+PROVIDED = {"analyzer-2.4.1.swu": lambda: swu.build("2.4.1")}
+MARKER = re.compile(r"(run|file \S+|not run: \S.*)$", re.DOTALL)
+
+
+def markdown_blocks(text):
+    lines = text.split("\n")
+    index = 0
+    while index < len(lines):
+        if re.match(r"^```\w*$", lines[index]):
+            end = lines.index("```", index + 1)
+            before = [line for line in lines[:index] if line.strip()]
+            comment = re.match(r"^<!-- (.*) -->$", before[-1]) if before else None
+            yield index + 1, comment.group(1) if comment else "", "\n".join(lines[index + 1:end]) + "\n"
+            index = end
+        index += 1
+
+
+def rst_blocks(text):
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if not line.startswith(".. code-block::"):
+            continue
+        body = []
+        for following in lines[index + 1:]:
+            if following.strip() and not following.startswith("    "):
+                break
+            body.append(following[4:])
+        marker, back = [], index - 1
+        while back >= 0 and not lines[back].strip():
+            back -= 1
+        while back >= 0 and lines[back].startswith("   ") and not lines[back].startswith(".."):
+            marker.insert(0, lines[back].strip())
+            back -= 1
+        comment = lines[back][3:].strip() if back >= 0 and lines[back].startswith(".. doc-test:") else ""
+        yield index + 1, " ".join([comment] + marker) if comment else "", "\n".join(body).strip("\n") + "\n"
+
+
+def blocks(document):
+    with open(os.path.join(ROOT, document), encoding="utf-8") as handle:
+        text = handle.read()
+    found = (markdown_blocks if document.endswith(".md") else rst_blocks)(text)
+    return [(line, marker[len("doc-test: "):] if marker.startswith("doc-test: ") else "", block)
+            for line, marker, block in found]
+
+
+def commands(block):
+    """The shell text of a run block: console blocks keep only their $ lines (and continuations)."""
+    if not re.search(r"^\$ ", block, re.MULTILINE):
+        return block
+    kept, continued = [], False
+    for line in block.splitlines():
+        if line.startswith("$ ") or continued:
+            kept.append(line[2:] if line.startswith("$ ") else line)
+            continued = line.rstrip().endswith("\\")
+    return "\n".join(kept) + "\n"
+
+
+def test_every_code_block_says_how_it_is_run():
+    unmarked = ["%s:%d" % (document, line) for document in DOCUMENTS for line, marker, text in blocks(document)
+                if not MARKER.match(marker)]
+    assert not unmarked, "code blocks without a doc-test marker (run, file <path> or not run: <reason>): %s" % unmarked
+    assert any(entry[1] == "run" for document in DOCUMENTS for entry in blocks(document))
+
+
+@pytest.fixture(scope="module")
+def fleet():
+    with running_fleet(ts=1, fm=1, time_scale=0.02) as runner:
+        yield runner
+
+
+def hosts_for_fleet(text, fleet):
+    """The hosts file shown, with each host's address and port replaced by a simulated device's."""
+    data = yaml.safe_load(text)
+    for group in data["all"]["children"].values():
+        for hostvars in group["hosts"].values():
+            device = next(d for d in fleet.fleet.devices if d.kind == hostvars["device_type"])
+            hostvars.update(ansible_host=device.address, device_port=device.port)
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+def run_block(script, workdir, environment):
+    """bash -e on the block; returns (process, the environment the block leaves)."""
+    for shown, given in SUBSTITUTED.items():
+        script = script.replace(shown, str(workdir / given))
+    env_file = workdir / ".doc-test-env"
+    proc = subprocess.run(["bash", "-e", "-c", script + "\nenv -0 > %s\n" % env_file], cwd=str(workdir), env=environment,
+                          input="admin\n", capture_output=True, text=True, timeout=900, check=False)
+    left = dict(item.split("=", 1) for item in env_file.read_text().split("\0") if "=" in item) \
+        if proc.returncode == 0 else environment
+    return proc, left
+
+
+def test_readme_and_guides_run_as_written(fleet, collections_path, tmp_path):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    for name in (".venv", "build", "playbooks"):
+        (workdir / name).symlink_to(os.path.join(ROOT, name))
+    fleet.write_inventory(str(workdir / SUBSTITUTED["/tmp/inv.yml"]))
+    for name, content in PROVIDED.items():
+        (workdir / name).write_bytes(content())
+    base = {k: v for k, v in os.environ.items() if not k.startswith("ANSIBLE_") and k not in ("PYTHONPATH",
+                                                                                              "BROADCAST_MONITORING_PASSWORD")}
+    base.update(PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"], ANSIBLE_NOCOLOR="1",
+                ANSIBLE_COLLECTIONS_PATH=collections_path)
+    ran = []
+    for document in DOCUMENTS:
+        environment = dict(base)
+        for line, marker, block in blocks(document):
+            where = "%s:%d" % (document, line)
+            if marker.startswith("file "):
+                target = workdir / marker[len("file "):]
+                shown = yaml.safe_load(block) if target.suffix == ".yml" else None
+                is_hosts = isinstance(shown, dict) and "children" in shown.get("all", {})
+                target.write_text(hosts_for_fleet(block, fleet) if is_hosts else block)
+            elif marker == "run":
+                proc, environment = run_block(commands(block), workdir, environment)
+                output = proc.stdout + proc.stderr
+                leak_watch(fleet, output)
+                assert proc.returncode == 0, "%s failed as written:\n%s" % (where, output[-6000:])
+                assert "Unable to parse" not in output and "[WARNING]" not in output, "%s warns:\n%s" % (where, output)
+                ran.append(where)
+    assert ran, "no block was run"
+    # where the README says the outputs go: the directory ansible-playbook runs in
+    assert (workdir / "audit-report.json").is_file()
+    assert sorted(os.listdir(workdir / "backups")) == ["fm-tx-north.json", "history", "ts-studio-a.json"]
