@@ -534,7 +534,9 @@ def _fm_conf_order(conf):
 def _restore_fm_tuners(client, tuners, check_mode, sections):
     """What the monitor shows of its tuners outside /conf, through the tuner endpoints: on a
     device whose /conf carried all of it, these find nothing to write."""
-    settings = [_without(fm_device.tuner_from_device(raw), ("station_id",)) for raw in tuners]
+    # an active schedule sets its tuner's state (fm_tuner refuses to set it too): left to the schedule
+    settings = [_without(fm_device.tuner_from_device(raw), ("station_id",) + (
+        ("operating_state",) if (raw.get("schedule") or {}).get("active") else ())) for raw in tuners]
     thresholds = [fm_device.thresholds_from_device(raw["tuner_id"], raw["thresholds"]) for raw in tuners]
     schedules = [fm_device.schedule_from_device(raw["tuner_id"], raw["schedule"]) for raw in tuners]
     sections.run("tuners", lambda: reconcile_tuners(Tuners(client), settings, None, "merged", check_mode))

@@ -353,7 +353,22 @@ def fm_desired(draw):
     for module, fields in (("fm_thresholds", THRESHOLDS), ("fm_schedule", SCHEDULE), ("fm_tuner", TUNER)):
         common, own, state = draw(per_tuner(fields))
         out[module] = dict({"state": state, "config": own}, **({} if common is None else {"all_tuners": common}))
-    return out
+    return without_scheduled_states(out)
+
+
+def without_scheduled_states(desired):
+    """``desired`` without an operating_state for a tuner whose schedule ends up active: the
+    schedule sets that state, and fm_tuner refuses to set it too (guide_fleet_rollouts.rst)."""
+    schedules = desired["fm_schedule"]
+    common = (schedules.get("all_tuners") or {}).get("active", False)
+    own = {obj["tuner_id"]: obj["active"] for obj in schedules["config"] if "active" in obj}
+    active = {tid for tid in range(8) if own.get(tid, common)}
+    tuners = desired["fm_tuner"]
+    if active and "operating_state" in (tuners.get("all_tuners") or {}):
+        tuners["all_tuners"] = {k: v for k, v in tuners["all_tuners"].items() if k != "operating_state"}
+    tuners["config"] = [{k: v for k, v in obj.items() if k != "operating_state" or obj["tuner_id"] not in active}
+                        for obj in tuners["config"]]
+    return desired
 
 
 def deep_merge(base, extra):
