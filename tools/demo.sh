@@ -10,6 +10,9 @@ BIN=$ROOT/.venv/bin
 PORT=${DEMO_PORT:-18080}
 ADDRESS=${DEMO_ADDRESS:-127.0.66.1}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bm-demo.XXXXXX")
+# One inventory directory, as the README tells users to build: the example group_vars plus the
+# hosts file the simulator writes (two -i sources would warn about the directory's group_vars).
+cp -r "$ROOT/playbooks/inventory" "$WORK/inventory"
 SIM_PID=
 
 stop() {
@@ -24,14 +27,14 @@ trap stop EXIT
 trap 'exit 130' INT TERM
 
 export ANSIBLE_COLLECTIONS_PATH=$ROOT/build/collections ANSIBLE_NOCOLOR=1 ANSIBLE_LOCALHOST_WARNING=0 \
-       ANSIBLE_INVENTORY_UNPARSED_WARNING=0 ANSIBLE_DISPLAY_SKIPPED_HOSTS=0 ANSIBLE_RETRY_FILES_ENABLED=0
+       ANSIBLE_DISPLAY_SKIPPED_HOSTS=0 ANSIBLE_RETRY_FILES_ENABLED=0
 unset PYTHONPATH
 
 banner() { printf '\n==== %s\n' "$*"; }
 playbook() {  # ansible-playbook against the simulator's hosts + the example group_vars; prints the recap
   local log=$WORK/last.log
   local start=$SECONDS
-  if ! "$BIN/ansible-playbook" -i "$WORK/hosts.yml" -i "$ROOT/playbooks/inventory" "$@" >"$log" 2>&1; then
+  if ! "$BIN/ansible-playbook" -i "$WORK/inventory" "$@" >"$log" 2>&1; then
     cat "$log"; echo "FAILED: ansible-playbook $*"; exit 1
   fi
   sed -n '/^PLAY RECAP/,$p' "$log" | sed '/^$/d'
@@ -40,7 +43,7 @@ playbook() {  # ansible-playbook against the simulator's hosts + the example gro
 
 banner "1. Simulated fleet: 3 TS analyzers + 3 FM monitors on $ADDRESS.. port $PORT"
 "$BIN/python" -m tests.simulator --ts 3 --fm 3 --address "$ADDRESS" --port "$PORT" --time-scale 0.05 \
-  --inventory "$WORK/hosts.yml" >"$WORK/sim.log" 2>&1 &
+  --inventory "$WORK/inventory/hosts.yml" >"$WORK/sim.log" 2>&1 &
 SIM_PID=$!
 for _ in $(seq 1 100); do
   grep -q '^ready' "$WORK/sim.log" 2>/dev/null && break
@@ -49,7 +52,7 @@ for _ in $(seq 1 100); do
 done
 grep -q '^ready' "$WORK/sim.log" || { cat "$WORK/sim.log"; echo "the simulator is not ready"; exit 1; }
 cat "$WORK/sim.log"
-"$BIN/ansible-inventory" -i "$WORK/hosts.yml" --graph 2>/dev/null
+"$BIN/ansible-inventory" -i "$WORK/inventory/hosts.yml" --graph 2>/dev/null
 
 banner "2. site.yml: bring every device to the state declared in playbooks/inventory/group_vars"
 playbook "$ROOT/playbooks/site.yml"
@@ -60,7 +63,7 @@ if grep -E 'changed=[1-9]' "$WORK/last.log" >/dev/null; then echo "FAILED: the s
 echo "idempotent: changed=0 on every device"
 
 banner "4. audit.yml: drift report in check mode (nothing is written)"
-"$BIN/python" "$ROOT/tools/demo_requests.py" clear "$WORK/hosts.yml"
+"$BIN/python" "$ROOT/tools/demo_requests.py" clear "$WORK/inventory/hosts.yml"
 playbook "$ROOT/playbooks/audit.yml" -e "audit_report=$WORK/drift.json"
 "$BIN/python" - "$WORK/last.log" <<'PY'
 import re, sys
@@ -68,7 +71,7 @@ text = open(sys.argv[1]).read()
 rows = re.findall(r'^\s+"(.*)",?$', text.split('Show the drift table', 1)[1], re.M)
 print("\n".join(rows))
 PY
-"$BIN/python" "$ROOT/tools/demo_requests.py" count "$WORK/hosts.yml"
+"$BIN/python" "$ROOT/tools/demo_requests.py" count "$WORK/inventory/hosts.yml"
 echo "report: drift.json ($(wc -c <"$WORK/drift.json") bytes), devices with drift: $("$BIN/python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices_with_drift"] or "none")' "$WORK/drift.json")"
 
 banner "5. Backup of every device"
