@@ -22,6 +22,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts i
     module_args,
     plain,
     plan,
+    purge_of,
     refused,
     scheduled_states,
 )
@@ -48,9 +49,10 @@ class ActionModule(ActionBase):
         args = validation.validated_parameters
         try:
             declared = plan(args["device_type"], args["parts"])
+            options = {"purge": purge_of(args["device_type"], args["purge"], args["purge_parts"]),
+                       "reboot": args["reboot"]}
         except PartError as error:
             return dict(result, failed=True, msg=str(error))
-        options = {"purge": args["purge"], "reboot": args["reboot"]}
         problems = [problem for part in declared if module_args(part, args["parts"], options, {}) is not None
                     for problem in refused(part, module_args(part, args["parts"], options, {}))]
         problems += scheduled_states(args["device_type"], args["parts"])

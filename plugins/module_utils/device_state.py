@@ -18,6 +18,7 @@ ARGUMENT_SPEC = dict(
     device_type=dict(type="str", required=True, choices=DEVICE_TYPES),
     parts=dict(type="dict", required=True),
     purge=dict(type="bool", default=False),
+    purge_parts=dict(type="dict", default={}),
     reboot=dict(type="bool", default=False),
     login_once=dict(type="bool", default=True),
 )

@@ -68,6 +68,17 @@ options:
       - Without purge every part uses C(state=merged) (SNMP C(lists=add)).
     type: bool
     default: false
+  purge_parts:
+    description:
+      - O(purge) for single parts, by part name; a part left out, or set to null, follows O(purge).
+      - "The parts it applies to: C(snmp), C(alert_profiles), C(inputs), C(converters) on a V(ts_analyzer);
+        C(tuners), C(thresholds), C(schedules) on an V(fm_monitor) (the C(_all) parts go with their part)."
+      - For example O(purge=false) with O(purge_parts) C(snmp=true) makes the SNMP address lists exact and leaves
+        the undeclared inputs, alert profiles and converters alone.
+      - With the alert profiles purged and the inputs not, an undeclared input that uses an undeclared profile stops
+        the task before anything is written (the profile cannot be deleted while in use).
+    type: dict
+    default: {}
   reboot:
     description: Reboot after a network change (C(reboot) of M(broadcast.monitoring.device_network)).
     type: bool

@@ -37,13 +37,13 @@ def _settings(device_type, with_reboot=False):
 
 
 def _snmp(value, options, results):
-    return dict(value, lists="replace" if options["purge"] else "add")
+    return dict(value, lists="replace" if options["purge"]["snmp"] else "add")
 
 
 def _profiles_config(value, options):
     config = list(value)
     # The factory profile cannot be deleted: with purge it is kept (at factory values unless declared).
-    if options["purge"] and "Default" not in [profile.get("name") for profile in config]:
+    if options["purge"]["alert_profiles"] and "Default" not in [profile.get("name") for profile in config]:
         config.append({"name": "Default"})
     return config
 
@@ -51,7 +51,8 @@ def _profiles_config(value, options):
 def _alert_profiles(value, options, results):
     # With purge, the profiles not declared are deleted by a second pass after the inputs
     # (_unused_profiles): the inputs may be moving off them in this very run.
-    return {"state": "replaced" if options["purge"] else "merged", "config": _profiles_config(value, options)}
+    return {"state": "replaced" if options["purge"]["alert_profiles"] else "merged",
+            "config": _profiles_config(value, options)}
 
 
 def _unused_profiles(value, options, results):
@@ -59,7 +60,7 @@ def _unused_profiles(value, options, results):
     inputs to the declared profiles, the profiles not declared are deleted. None (no pass)
     without purge, or when the first pass left no profile that is not declared."""
     first = results.get("alert_profiles")
-    if not options["purge"] or not first or first.get("failed"):
+    if not options["purge"]["alert_profiles"] or not first or first.get("failed"):
         return None
     config = _profiles_config(value, options)
     declared = {profile.get("name") for profile in config}
@@ -101,7 +102,7 @@ def joined(first, second):
 
 
 def _inputs(value, options, results):
-    args = {"state": "overridden" if options["purge"] else "merged", "config": value}
+    args = {"state": "overridden" if options["purge"]["inputs"] else "merged", "config": value}
     # the profile ids the alert profiles part read: ts_input then reads only the inputs
     profiles = results.get("alert_profiles") or {}
     if "profile_ids" in profiles:
@@ -110,14 +111,17 @@ def _inputs(value, options, results):
 
 
 def _converters(value, options, results):
-    return {"state": "replaced" if options["purge"] else "merged", "config": value}
+    return {"state": "replaced" if options["purge"]["converters"] else "merged", "config": value}
 
 
-def _per_tuner(value, options, results, all_tuners=None):
-    args = {"state": "replaced" if options["purge"] else "merged", "config": value if value is not None else []}
-    if all_tuners is not None:
-        args["all_tuners"] = all_tuners
-    return args
+def _per_tuner(name):
+    def args_of(value, options, results, all_tuners=None):
+        args = {"state": "replaced" if options["purge"][name] else "merged",
+                "config": value if value is not None else []}
+        if all_tuners is not None:
+            args["all_tuners"] = all_tuners
+        return args
+    return args_of
 
 
 def plain(value):
@@ -160,11 +164,36 @@ PARTS = {
         Part("network", "device_network", dict, _settings("fm_monitor", with_reboot=True)),
         Part("time", "device_time", dict, _settings("fm_monitor")),
         Part("logging", "device_logging", dict, _settings("fm_monitor")),
-        Part("tuners", "fm_tuner", list, _per_tuner, shared="tuners_all"),
-        Part("thresholds", "fm_thresholds", list, _per_tuner, shared="thresholds_all"),
-        Part("schedules", "fm_schedule", list, _per_tuner, shared="schedules_all"),
+        Part("tuners", "fm_tuner", list, _per_tuner("tuners"), shared="tuners_all"),
+        Part("thresholds", "fm_thresholds", list, _per_tuner("thresholds"), shared="thresholds_all"),
+        Part("schedules", "fm_schedule", list, _per_tuner("schedules"), shared="schedules_all"),
     ),
 }
+
+
+#: the parts that purge (the option, or purge_parts) makes exact, per device type
+PURGED = {
+    "ts_analyzer": ("snmp", "alert_profiles", "inputs", "converters"),
+    "fm_monitor": ("tuners", "thresholds", "schedules"),
+}
+
+
+def purge_of(device_type, purge, purge_parts):
+    """{part: whether it is purged}: ``purge_parts`` names a part's own value, a part it
+    leaves out (or sets to None) follows ``purge``. Raises PartError naming the option."""
+    purge_parts = purge_parts or {}
+    unknown = sorted(set(purge_parts) - set(PURGED[device_type]))
+    if unknown:
+        raise PartError("purge_parts: %s %s not purged on a %s; the parts purge applies to are %s" % (
+            ", ".join(unknown), "is" if len(unknown) == 1 else "are", device_type, ", ".join(PURGED[device_type])))
+    out = {}
+    for name in PURGED[device_type]:
+        value = purge_parts.get(name)
+        try:
+            out[name] = purge if value is None else boolean(value, strict=True)
+        except TypeError:
+            raise PartError("purge_parts.%s: must be a boolean (or null to follow purge), got %r" % (name, value))
+    return out
 
 
 def part_names(device_type):
@@ -198,7 +227,7 @@ def plan(device_type, parts):
 
 def module_args(part, parts, options, results):
     """The arguments of ``part``'s module (without the connection), from the declared
-    ``parts``, the ``options`` (purge, reboot) and the ``results`` of the parts run before it;
+    ``parts``, the ``options`` (purge: {part: bool}, reboot) and the ``results`` of the parts run before it;
     None when the part has nothing to do."""
     if part.shared:
         return part.build(parts.get(part.name), options, results, all_tuners=parts.get(part.shared))

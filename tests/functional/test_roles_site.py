@@ -200,3 +200,53 @@ def test_the_schedule_puts_tuners_to_sleep_and_site_leaves_them_asleep(fleet):
     assert all(counts["changed"] == 0 for counts in recap(output).values()), output
     assert _sleeping(fleet, "fm-001", (0, 1))
     assert "write" not in [r["kind"] for r in fleet.requests("fm-001")]
+
+
+def test_purge_per_part(fleet):
+    """Issue 21 item 3: an exact SNMP trap list without deleting undeclared inputs
+    (ts_analyzer_purge_snmp alone), and a part's own false over the role-wide true."""
+    limit = ("-l", "ts-001,localhost")
+    code, output = site(fleet, *limit)
+    assert code == 0, output
+    device = fleet.sim.fleet.by_name("ts-001")
+    conn = {"host": device.address, "port": device.port, "password": "admin"}
+    play = [{"name": "Change ts-001 outside the roles", "hosts": "localhost", "gather_facts": False, "tasks": [
+        {"name": "Add an input", "broadcast.monitoring.ts_input": dict(
+            conn, config=[{"name": "Stray", "source": {"multicast": {"address": "239.9.9.9", "port": 5000}}}])},
+        {"name": "Add a trap receiver", "broadcast.monitoring.ts_snmp": dict(
+            conn, trap_addresses=["192.0.2.250:162"], lists="add")},
+    ]}]
+    behind = fleet.workdir / "behind.yml"
+    behind.write_text(yaml.safe_dump(play, sort_keys=False))
+    code, output = fleet.playbook(str(behind))
+    assert code == 0, output
+
+    def names():
+        return fleet.sim.call(lambda: sorted(i["name"] for i in device.state["inputs"].values()))
+
+    def traps():
+        return fleet.sim.call(lambda: device.state["snmp"]["trap_addresses"])
+
+    inputs_before = names()
+    assert "Stray" in inputs_before and "192.0.2.250:162" in str(traps())
+
+    # check mode first: it plans the SNMP removal and writes nothing
+    fleet.clear()
+    code, output = site(fleet, *limit, "-e", "ts_analyzer_purge_snmp=true", "--check")
+    assert code == 0 and recap(output)["ts-001"]["changed"] == 1, output
+    assert all(r["kind"] not in ("write", "action") for r in fleet.requests("ts-001"))
+
+    for expected_changed in (1, 0):
+        code, output = site(fleet, *limit, "-e", "ts_analyzer_purge_snmp=true")
+        assert code == 0 and recap(output)["ts-001"]["changed"] == expected_changed, output
+    assert "192.0.2.250:162" not in str(traps()) and "192.0.2.100:162" in str(traps())
+    assert names() == inputs_before  # the undeclared input stays: inputs are not purged
+
+    # the role-wide switch with the inputs' own false: the input still stays
+    code, output = site(fleet, *limit, "-e", '{"ts_analyzer_purge": true, "ts_analyzer_purge_inputs": false}')
+    assert code == 0, output
+    assert names() == inputs_before
+    # the role-wide switch alone purges the inputs too
+    code, output = site(fleet, *limit, "-e", "ts_analyzer_purge=true")
+    assert code == 0, output
+    assert "Stray" not in names()

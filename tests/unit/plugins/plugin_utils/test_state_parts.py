@@ -7,16 +7,19 @@ import pytest
 from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import ARGUMENT_SPEC, DEVICE_TYPES
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import (
     PARTS,
+    PURGED,
     PartError,
     module_args,
     part_names,
     plan,
     planned_unused_profiles,
+    purge_of,
     refused,
 )
 
-KEEP = {"purge": False, "reboot": False}
-PURGE = {"purge": True, "reboot": True}
+# every part of either device type, purged or not (the options purge_of builds)
+KEEP = {"purge": dict.fromkeys(PURGED["ts_analyzer"] + PURGED["fm_monitor"], False), "reboot": False}
+PURGE = {"purge": dict.fromkeys(PURGED["ts_analyzer"] + PURGED["fm_monitor"], True), "reboot": True}
 
 
 def args(device_type, parts, options, results=None):
@@ -149,3 +152,31 @@ def test_the_second_pass_in_check_mode_is_planned_from_the_inputs_part():
     refused_plan = planned_unused_profiles(config, {"alert_profiles": first, "inputs": stays})
     assert refused_plan["failed"] is True and "input(s) 'Mux 1' use it" in refused_plan["msg"]
     assert planned_unused_profiles(config, {"alert_profiles": first}) is None  # no inputs part: the module runs
+
+
+def test_each_part_follows_purge_unless_purge_parts_names_it():
+    assert purge_of("ts_analyzer", True, {}) == {"snmp": True, "alert_profiles": True, "inputs": True,
+                                                 "converters": True}
+    assert purge_of("ts_analyzer", False, {"snmp": True, "inputs": None}) == {
+        "snmp": True, "alert_profiles": False, "inputs": False, "converters": False}
+    assert purge_of("fm_monitor", True, {"schedules": False}) == {"tuners": True, "thresholds": True,
+                                                                  "schedules": False}
+
+
+def test_only_snmp_purged_replaces_the_snmp_lists_and_merges_the_rest():
+    options = {"purge": purge_of("ts_analyzer", False, {"snmp": True}), "reboot": False}
+    built = args("ts_analyzer", {"snmp": {"trap_addresses": []}, "alert_profiles": [{"name": "A"}], "inputs": [],
+                                 "converters": []}, options)
+    assert built["snmp"]["lists"] == "replace"
+    assert [built[name]["state"] for name in ("alert_profiles", "inputs", "converters")] == ["merged"] * 3
+    assert built["alert_profiles"]["config"] == [{"name": "A"}]  # Default is added only when profiles are purged
+
+
+@pytest.mark.parametrize("purge_parts, named", [
+    ({"network": True}, "purge_parts: network is not purged on a ts_analyzer"),
+    ({"tuners": True, "snmp": False}, "purge_parts: tuners is not purged"),
+    ({"inputs": "sometimes"}, "purge_parts.inputs: must be a boolean"),
+])
+def test_a_wrong_purge_parts_entry_is_refused_naming_it(purge_parts, named):
+    with pytest.raises(PartError, match=named):
+        purge_of("ts_analyzer", False, purge_parts)
