@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import masked
 
 STATES = ("merged", "replaced", "overridden", "deleted", "gathered")
 
@@ -79,11 +80,50 @@ class Change:
         self.after = after
         self.copy = copy
 
-    def summary(self):
+    def summary(self, detail=False):
+        """The change as a result reports it; with ``detail``, an update's ``differences``, field
+        by field (a create's fields are the object in ``after``, a delete's nothing)."""
         out = {"action": self.action, "key": self.key}
         if self.copy is not None:
             out["id"] = self.copy
+        if detail and self.action == "update" and isinstance(self.after, dict):
+            out["differences"] = differences(self.before, self.after)
         return out
+
+
+#: field names whose values a result never repeats (write-only secrets)
+SECRET_FIELDS = frozenset(("password", "token", "new_password"))
+SECRET_SHOWN = "********"
+
+
+def _shown(name, value):
+    """``value`` of the field ``name`` fit for a result: a secret field's value hidden, the
+    user-info of an address or URL masked (validate.masked)."""
+    if name in SECRET_FIELDS and value is not None:
+        return SECRET_SHOWN
+    if isinstance(value, dict):
+        return {key: _shown(key, item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shown(name, item) for item in value]
+    return masked(value)
+
+
+def differences(before, after, path=()):
+    """``[{path, current, declared}]``: the fields where ``after`` (declared) differs from
+    ``before`` (current; None for an object to create), dicts compared key by key (the path
+    joins their keys with dots), lists and other values whole; secrets hidden, user-info
+    masked. Fields ``after`` does not hold are not compared: they are not managed."""
+    out = []
+    before = before if isinstance(before, dict) else {}
+    for key in after:
+        value, old = after[key], before.get(key)
+        where = path + (str(key),)
+        if isinstance(value, dict) and value and (isinstance(old, dict) or old is None):
+            out.extend(differences(old, value, where))
+        elif key not in before or value != old:
+            out.append({"path": ".".join(where), "current": _shown(str(key), old),
+                        "declared": _shown(str(key), value)})
+    return out
 
 
 class Resource:
@@ -315,7 +355,7 @@ def reconcile(resource, config, state, check_mode):
         "changed": bool(changes),
         "before": before_list,
         "after": after_list,
-        "changes": [c.summary() for c in changes],
+        "changes": [c.summary(detail=True) for c in changes],
         "diff": {"before": diff_before, "after": {o[resource.key]: o for o in after_list}},
     }
 

@@ -154,11 +154,15 @@ gathered:
   type: list
   elements: dict
 changes:
-  description: What was (or in check mode, would be) written, one entry per tuner.
+  description:
+    - What was (or in check mode, would be) written, one entry per tuner.
+    - Each update carries C(differences), what differs field by field, with C(path) (nested keys joined by dots),
+      C(current) and C(declared); lists are compared whole; secrets are hidden and the user-info of an address
+      or URL is masked.
   returned: when O(state) is not V(gathered)
   type: list
   elements: dict
-  sample: [{"action": "update", "key": 2}]
+  sample: [{"action": "update", "key": 2, "differences": [{"path": "active", "current": false, "declared": true}]}]
 requests:
   description: HTTP requests this invocation sent, by kind.
   returned: success

@@ -152,10 +152,13 @@ changes:
   description:
     - What was (or in check mode, would be) written, one entry per profile.
     - The deletion of an extra copy of a duplicated name also carries the copy's device C(id).
+    - Each update carries C(differences), what differs field by field, with C(path) (nested keys joined by dots),
+      C(current) and C(declared); lists are compared whole; secrets are hidden and the user-info of an address
+      or URL is masked.
   returned: when O(state) is not V(gathered)
   type: list
   elements: dict
-  sample: [{"action": "update", "key": "Default"}]
+  sample: [{"action": "update", "key": "Default", "differences": [{"path": "errors.crc_error.enabled", "current": false, "declared": true}]}]
 duplicates:
   description:
     - Every copy of each name the analyzer holds more than once, in the shape of O(config), with its device C(id)

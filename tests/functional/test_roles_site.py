@@ -96,9 +96,16 @@ def test_site_converges_idempotent_one_login_and_audit(fleet):
     fleet.clear()
     report, output = audit(fleet, "-e", "ts_analyzer_purge=true")  # with purge, an undeclared input is drift too
     drift = drifted(report)
-    assert drift["ts-001"] == {"inputs": ["update Mux 1"]}, output
+    # Issue 21 item 4: the report says what differs, field by field, as text and as data
+    assert drift["ts-001"] == {"inputs": ['update Mux 1: monitoring "stopped" -> "started",'
+                                          ' source.multicast.port 5002 -> 5000']}, output
     assert drift["ts-002"] == {"inputs": ["delete Stray"]}, output
-    assert drift["fm-001"] == {"tuners": ["update 0"]}, output
+    assert drift["fm-001"] == {"tuners": ["update 0: frequency 99900 -> 94800"]}, output
+    entry = [e for e in report["drift"]["ts-001"] if e["section"] == "inputs"][0]
+    assert sorted(entry["differences"], key=lambda d: d["path"]) == [
+        {"key": "Mux 1", "action": "update", "path": "monitoring", "current": "stopped", "declared": "started"},
+        {"key": "Mux 1", "action": "update", "path": "source.multicast.port", "current": 5002, "declared": 5000}]
+    assert "source.multicast.port 5002 -> 5000" in output  # the table shows it too
     assert "fm-002" not in drift
     assert sorted(report["devices_with_drift"]) == ["fm-001", "ts-001", "ts-002"]
     assert "3 of 4 device(s) differ" in output
@@ -120,8 +127,9 @@ def _behind_their_back(fleet):
         device = fleet.sim.fleet.by_name(name)
         return {"host": device.address, "port": device.port, "password": "admin"}
     play = [{"name": "Change devices outside the roles", "hosts": "localhost", "gather_facts": False, "tasks": [
-        {"name": "Pause Mux 1 on ts-001", "broadcast.monitoring.ts_input": dict(
-            conn("ts-001"), config=[{"name": "Mux 1", "monitoring": "stopped"}])},
+        {"name": "Pause Mux 1 on ts-001 and move its port", "broadcast.monitoring.ts_input": dict(
+            conn("ts-001"), config=[{"name": "Mux 1", "monitoring": "stopped",
+                                     "source": {"multicast": {"address": "239.1.1.1", "port": 5002}}}])},
         {"name": "Add an input on ts-002", "broadcast.monitoring.ts_input": dict(
             conn("ts-002"), config=[{"name": "Stray", "source": {"multicast": {"address": "239.9.9.9", "port": 5000}}}])},
         {"name": "Retune tuner 0 on fm-001", "broadcast.monitoring.fm_tuner": dict(
@@ -159,7 +167,8 @@ def test_audit_of_new_devices_and_a_purged_profile_swap(fleet):
     report, output = audit(fleet, *limit, "-e", "@%s" % extra)
     drift = drifted(report)["ts-001"]
     assert drift["alert_profiles"] == ["create Contribution B", "delete Contribution"], output
-    assert drift["inputs"] == ["update Mux 1", "update Mux 2"], output
+    assert drift["inputs"] == ['update Mux 1: alert_profile "Contribution" -> "Contribution B"',
+                              'update Mux 2: alert_profile "Contribution" -> "Contribution B"'], output
     assert all(r["kind"] not in ("write", "action") for r in fleet.requests("ts-001"))
     for expected_changed in (1, 0):
         code, output = site(fleet, *limit, "-e", "@%s" % extra)

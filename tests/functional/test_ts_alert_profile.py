@@ -52,7 +52,8 @@ def test_merged_replaced_idempotent_and_gathered(play, sim, ts):
     assert out[0]["changes"] == [{"action": "create", "key": "Strict"}]
     assert out[0]["requests"] == {"login": 1, "read": 1, "write": 1}
     assert out[1]["requests"] == {"login": 1, "read": 1, "write": 0}
-    assert out[2]["changes"] == [{"action": "update", "key": "Default"}]
+    assert out[2]["changes"] == [{"action": "update", "key": "Default", "differences": [
+        {"path": "errors.ts_sync_loss.snmp_trap", "current": False, "declared": True}]}]
     # replaced: what is not listed goes back to the factory values
     strict = profile(ts, "Strict")
     assert strict["pid_error"] == dict(factory("pid_error"), alert_type="none")

@@ -7,10 +7,12 @@ import pytest
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import REFUSED, UNREACHABLE, DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import (
     MERGE_ATTEMPTS,
+    Change,
     ConcurrentChange,
     InputError,
     PartialFailure,
     Resource,
+    differences,
     merge,
     reconcile,
     reconcile_read_back,
@@ -90,7 +92,8 @@ def test_replaced_resets_unset_keys_overridden_also_deletes():
     things = Things([RED, {"name": "b", "colour": "blue", "tags": []}])
     result = reconcile(things, [{"name": "a", "shape": {"circle": {"r": 1}}}], "replaced", check_mode=False)
     assert things.objects["a"] == {"name": "a", "colour": "grey", "tags": [], "shape": {"circle": {"r": 1}}}
-    assert result["changes"] == [{"action": "update", "key": "a"}]
+    assert result["changes"] == [{"action": "update", "key": "a", "differences": [
+        {"path": "colour", "current": "red", "declared": "grey"}, {"path": "tags", "current": ["x", "y"], "declared": []}]}]
     result = reconcile(things, [{"name": "a", "shape": {"circle": {"r": 1}}}], "overridden", check_mode=False)
     assert result["changes"] == [{"action": "delete", "key": "b"}]
     assert list(things.objects) == ["a"]
@@ -287,3 +290,40 @@ def test_a_merged_write_whose_answer_was_lost_is_judged_by_the_read_back():
     device = SharedSettings(lose=True)
     result = reconcile_read_back(device.read, adding("b"), device.write, False)
     assert device.writes == 1 and result["lost_answers"] == [{"landed": True}]
+
+
+def test_differences_name_each_changed_leaf_with_both_values():
+    before = {"name": "Mux 1", "monitoring": "started", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}},
+              "pids": [1, 2]}
+    after = {"name": "Mux 1", "monitoring": "started", "source": {"multicast": {"address": "239.1.1.1", "port": 5002}},
+             "pids": [2, 1]}
+    assert differences(before, after) == [
+        {"path": "source.multicast.port", "current": 5000, "declared": 5002},
+        {"path": "pids", "current": [1, 2], "declared": [2, 1]},  # lists whole
+    ]
+    assert differences(after, after) == []
+
+
+def test_differences_of_a_field_that_becomes_a_dict_or_is_new():
+    assert differences({"source": {"asi": {"port": 1}}}, {"source": {"multicast": {"port": 5000}}}) == [
+        {"path": "source.multicast.port", "current": None, "declared": 5000}]
+    assert differences({}, {"level": "info"}) == [{"path": "level", "current": None, "declared": "info"}]
+
+
+def test_differences_hide_secrets_and_mask_user_info():
+    before = {"stream": {"url": "udp://bob:old-secret@239.1.1.1:1234"}, "password": "old-pass"}
+    after = {"stream": {"url": "udp://bob:new-secret@239.1.1.1:1234"}, "password": "new-pass"}
+    found = differences(before, after)
+    assert found == [{"path": "stream.url", "current": "udp://***@239.1.1.1:1234", "declared": "udp://***@239.1.1.1:1234"},
+                     {"path": "password", "current": "********", "declared": "********"}]
+    assert "secret" not in repr(found) and "pass" not in repr([d["current"] for d in found])
+
+
+def test_only_an_update_summary_carries_differences():
+    update = Change("update", "Mux 1", before={"name": "Mux 1", "monitoring": "started"},
+                    after={"name": "Mux 1", "monitoring": "stopped"})
+    assert update.summary() == {"action": "update", "key": "Mux 1"}
+    assert update.summary(detail=True) == {"action": "update", "key": "Mux 1", "differences": [
+        {"path": "monitoring", "current": "started", "declared": "stopped"}]}
+    assert Change("create", "New", after={"name": "New"}).summary(detail=True) == {"action": "create", "key": "New"}
+    assert Change("delete", "Old", before={"name": "Old"}).summary(detail=True) == {"action": "delete", "key": "Old"}
