@@ -168,7 +168,7 @@ def test_audit_of_new_devices_and_a_purged_profile_swap(fleet):
     drift = drifted(report)["ts-001"]
     assert drift["alert_profiles"] == ["create Contribution B", "delete Contribution"], output
     assert drift["inputs"] == ['update Mux 1: alert_profile "Contribution" -> "Contribution B"',
-                              'update Mux 2: alert_profile "Contribution" -> "Contribution B"'], output
+                               'update Mux 2: alert_profile "Contribution" -> "Contribution B"'], output
     assert all(r["kind"] not in ("write", "action") for r in fleet.requests("ts-001"))
     for expected_changed in (1, 0):
         code, output = site(fleet, *limit, "-e", "@%s" % extra)
