@@ -83,7 +83,7 @@ def _ts_raw(client):
     profiles = sorted(client.get(ts_device.PROFILES), key=lambda p: p["id"])
     names = {p["id"]: p["name"] for p in profiles}
     return {
-        "profiles": [_without(p, ("id",)) for p in profiles],
+        "profiles": [_entries_sorted(_without(p, ("id",))) for p in profiles],
         "inputs": sorted((_portable_input(_without(raw, TS_INPUT_NOT_CONFIG), names)
                           for raw in client.get(ts_device.INPUTS)), key=lambda i: i["name"]),
         "snmp": settings,
@@ -107,6 +107,15 @@ def _fm_raw(client):
             tuner["stream"] = _without(tuner["stream"], ("measured_bitrate",))
         tuners.append(tuner)
     return {"conf": conf, "tuners": tuners, "log_settings": client.get(fm_device.LOG_SETTINGS)}
+
+
+def _entries_sorted(profile):
+    """A profile with its entries in error-name order: their order means nothing, and a
+    device may list them in any (equal profiles give equal backups)."""
+    entries = profile.get("entries")
+    if isinstance(entries, list) and all(isinstance(e, dict) for e in entries):
+        profile = dict(profile, entries=sorted(entries, key=lambda e: str(e.get("error_name"))))
+    return profile
 
 
 def _without(obj, keys):
@@ -341,7 +350,8 @@ class RawProfiles(Resource):
         return current
 
     def normalise(self, obj):
-        return strip_unset(obj)
+        # entries in error-name order, as a backup stores them: their order means nothing
+        return _entries_sorted(strip_unset(obj))
 
     def check_against(self, desired, current):
         if self.state != "overridden":

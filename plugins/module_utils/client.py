@@ -184,7 +184,7 @@ class Client:
             raise self._error(response, "%s %s failed" % (method, path))
         if raw:
             return response
-        return _json(response)
+        return _json(response, "%s %s" % (method, path))
 
     def try_get(self, path, timeout):
         """One unauthenticated GET, no retries: its JSON, or None when nothing (or an error)
@@ -256,11 +256,18 @@ def _base_url(protocol, host, port):
     return "%s://%s" % (protocol, host if port is None else "%s:%d" % (host, port))
 
 
-def _json(response):
+def _json(response, where=None):
+    """The answer's JSON; with ``where`` (the request), its objects are shapes.Answer, which
+    name the request when a needed field is missing."""
     if not response.content:
         return {}
+    hook = None
+    if where is not None:
+        # imported here: shapes builds on this module's DeviceError
+        from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import answer_hook
+        hook = answer_hook(where)
     try:
-        return response.json()
+        return response.json(object_hook=hook)
     except ValueError:
         return None
 

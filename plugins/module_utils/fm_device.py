@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import datetime
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import list_or_empty
+
 # keep_logged_in: one token serves a whole play (roles hand it to every module)
 LOGIN = ("/api/login", {"keep_logged_in": True})
 
@@ -377,6 +379,7 @@ NETWORK_KEYS = ("dhcp", "address", "netmask", "gateway", "dns")
 def read_network(client):
     raw = client.get(NETWORK)
     out = {key: raw.get(key) for key in NETWORK_KEYS}
+    out["dns"] = list_or_empty(raw, "dns")  # an empty list may be left out of the answer
     out["hostname"] = raw.get("hostname")  # the saved one, pending until reboot
     return out
 

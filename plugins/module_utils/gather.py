@@ -10,6 +10,7 @@ name with ``!`` in front removes it, whatever its position in the list.
 from __future__ import annotations
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import ShapeError
 
 
 def subset_spec(default=("min",)):
@@ -44,5 +45,20 @@ def select(requested, available, minimal):
 
 
 def gather(selected, readers):
-    """Read each selected subset with its reader: ``{name: readers[name]()}``."""
-    return {name: readers[name]() for name in selected}
+    """Read each selected subset with its reader: ``{name: readers[name]()}``. A subset whose
+    answer the collection cannot read (ShapeError) is left out and named, with the reason, in
+    ``failed_subsets`` (and a warning), the others are read as usual; when every selected
+    subset fails, the first failure is raised. Any other failure stops the module."""
+    out, failed, first = {}, {}, None
+    for name in selected:
+        try:
+            out[name] = readers[name]()
+        except ShapeError as err:
+            failed[name] = err.describe()
+            first = first or err
+    if failed and not out:
+        raise first
+    if failed:
+        out["failed_subsets"] = failed
+        out["warnings"] = ["gather_subset %s: not read: %s" % (name, message) for name, message in failed.items()]
+    return out

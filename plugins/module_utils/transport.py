@@ -143,9 +143,9 @@ class Response:
         charset = self.headers.get_content_charset() or "utf-8"
         return self.content.decode(charset, "replace")
 
-    def json(self):
+    def json(self, object_hook=None):
         """The body as JSON; ValueError when it is not."""
-        return jsonlib.loads(self.content.decode("utf-8"))
+        return jsonlib.loads(self.content.decode("utf-8"), object_hook=object_hook)
 
     def iter_content(self, size=CHUNK):
         """The body in pieces of at most ``size`` bytes (and at most CHUNK), each of which

@@ -9,6 +9,8 @@ documented in tests/simulator/README.md; meeting a real device means changing th
 
 from __future__ import annotations
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import ShapeError, list_or_empty, where_of
+
 LOGIN = ("/api/user/login", {})
 
 INPUTS = "/api/inputs"
@@ -49,8 +51,10 @@ def source_from_device(config):
         return {"t2mi": {"stream_id": t["stream_id"], "service_id": t["service_id"],
                          "pid": t["elementary_stream_pid"], "plp_id": t["plp_id"], "manual": t["manual"]}}
     if "rf" in config:
-        return {"rf": dict(config["rf"])}
-    raise ValueError("input config has no known source variant: %s" % sorted(config))
+        # known fields only: a field a firmware adds is not the user's to declare
+        return {"rf": {key: config["rf"][key] for key in RF_FIELDS}}
+    raise ShapeError(where_of(config), "config", sorted(config),
+                     expected="one of the source variants %s" % ", ".join(SOURCE_VARIANTS))
 
 
 def source_to_device(source):
@@ -70,7 +74,32 @@ def source_to_device(source):
         return {"t2mi": {"stream_id": value["stream_id"], "service_id": value["service_id"],
                          "elementary_stream_pid": value["pid"], "plp_id": value["plp_id"],
                          "manual": value["manual"]}}
-    return {"rf": {k: value[k] for k in ("mode", "frequency", "bandwidth", "plp_id")}}
+    return {"rf": {k: value[k] for k in RF_FIELDS}}
+
+
+RF_FIELDS = ("mode", "frequency", "bandwidth", "plp_id")
+SOURCE_VARIANTS = ("eth", "asi", "t2mi", "rf")
+#: every field of an input's ``config`` the collection knows, at any depth: in an update,
+#: what the device holds beyond these is sent back as read (the update replaces the input)
+CONFIG_FIELDS = frozenset(SOURCE_VARIANTS + RF_FIELDS + (
+    "stream_protocol", "multicast", "unicast", "multicast_address", "multicast_port", "source_address",
+    "listen_address", "listen_port", "port", "stream_id", "service_id", "elementary_stream_pid", "manual"))
+
+
+def with_unknown_fields(new, old):
+    """``new`` (a body the collection built) plus the fields of ``old`` (what the device
+    answered for the same object) that the collection does not know, at any depth. A known
+    field left out of ``new`` stays out: leaving it out is what the collection means."""
+    if not isinstance(old, dict):
+        return new
+    out = dict(new)
+    for key, value in old.items():
+        if key in out:
+            if isinstance(out[key], dict) and isinstance(value, dict):
+                out[key] = with_unknown_fields(out[key], value)
+        elif key not in CONFIG_FIELDS:
+            out[key] = value
+    return out
 
 
 def input_profile_id(raw):
@@ -98,7 +127,8 @@ def input_from_device(raw, profile_names):
         "source": source_from_device(raw["config"]),
         "alert_profile": profile_names.get(input_profile_id(raw), "#%d" % input_profile_id(raw)),
         "pid_error_list": pid_error_list(raw),
-        "monitoring": MONITORING[bool(raw.get("monitoring"))],
+        # required: read as absent, every input would look paused and be started on every run
+        "monitoring": MONITORING[bool(raw["monitoring"])],
         **features_from_device(raw),
     }
 
@@ -112,7 +142,7 @@ def input_body(obj, profile_id, raw=None):
     body = {key: value for key, value in raw.items() if key not in skip}
     body.update({
         "name": obj["name"],
-        "config": source_to_device(obj["source"]),
+        "config": with_unknown_fields(source_to_device(obj["source"]), raw.get("config")),
         "alerts_config": dict(raw.get("alerts_config") or {}, profile_id=profile_id,
                               pid_error_list=list(obj.get("pid_error_list", []))),
     })
@@ -163,10 +193,23 @@ def factory_entry(name):
             "threshold": 0, "min_value": 0, "max_value": 0}
 
 
+def profile_entries(raw):
+    """The entries array of a ``PROFILE``. The document does not show its name: ``entries``,
+    else the one array whose objects carry ``error_name``; without one, a ShapeError (read as
+    empty, every profile would be rewritten on every run)."""
+    if isinstance(raw.get("entries"), list):
+        return raw["entries"]
+    arrays = [value for value in raw.values()
+              if isinstance(value, list) and value and all(isinstance(e, dict) and "error_name" in e for e in value)]
+    if len(arrays) == 1:
+        return arrays[0]
+    raise ShapeError(where_of(raw), "entries", sorted(raw), expected="an array of entries with error_name")
+
+
 def profile_from_device(raw):
     """A ``PROFILE`` as the module's shape: entries keyed by error name."""
     return {"name": raw["name"],
-            "errors": {e["error_name"]: {f: e[f] for f in ENTRY_FIELDS if f in e} for e in raw.get("entries", [])}}
+            "errors": {e["error_name"]: {f: e[f] for f in ENTRY_FIELDS if f in e} for e in profile_entries(raw)}}
 
 
 def profile_body(obj, names=None):
@@ -344,6 +387,7 @@ NETWORK_KEYS = ("dhcp", "address", "netmask", "gateway", "dns")
 def read_network(client):
     raw = client.get(NETWORK)
     out = {key: raw.get(key) for key in NETWORK_KEYS}
+    out["dns"] = list_or_empty(raw, "dns")  # an empty list may be left out of the answer
     # the saved hostname waits for a reboot like the rest of the saved settings
     out["hostname"] = raw.get("pending_hostname") or raw.get("hostname")
     return out
@@ -386,11 +430,21 @@ def write_time(client, before, after, set_clock):
 
 def read_logging(client):
     raw = client.get(LOG_SETTINGS)
-    return {"level": raw["level"], "remote_syslog": dict(raw["remote_syslog"])}
+    syslog = raw["remote_syslog"]
+    known = {key: syslog[key] for key in ("enabled", "server")}
+    if "port" in syslog:
+        known["port"] = syslog["port"]
+    return {"level": raw["level"], "remote_syslog": known}
+
+
+#: the remote syslog fields the collection manages; only these are written
+SYSLOG_FIELDS = ("enabled", "server", "port")
 
 
 def write_logging(client, after):
-    client.post(LOG_SETTINGS, {"level": after["level"], "remote_syslog": after["remote_syslog"]})
+    client.post(LOG_SETTINGS, {"level": after["level"],
+                               "remote_syslog": {key: after["remote_syslog"][key] for key in SYSLOG_FIELDS
+                                                 if key in after["remote_syslog"]}})
 
 
 def set_password(client, role, password):

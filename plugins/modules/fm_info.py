@@ -145,6 +145,14 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+failed_subsets:
+  description:
+    - The subsets whose answer the collection could not read (a device or firmware that names or shapes a field
+      differently), each with the reason, naming the request and the field; the other subsets are returned as usual.
+    - When every selected subset fails, the module fails with the first reason.
+  returned: when a subset could not be read
+  type: dict
+  sample: {"status": "GET /api/status: the answer has no field 'tuners' (fields present: versions)"}
 status:
   description: C(GET /status) (C(hostname), C(health), C(tuners), C(monitor_tuner), C(versions), C(resources), ...).
   returned: when V(status) is gathered

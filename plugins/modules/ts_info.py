@@ -199,6 +199,14 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+failed_subsets:
+  description:
+    - The subsets whose answer the collection could not read (a device or firmware that names or shapes a field
+      differently), each with the reason, naming the request and the field; the other subsets are returned as usual.
+    - When every selected subset fails, the module fails with the first reason.
+  returned: when a subset could not be read
+  type: dict
+  sample: {"system_device": "GET /api/system/device: the answer has no field 'firmware_version' (fields present: model)"}
 gathered_subsets:
   description: The subsets read, in the order O(gather_subset) documents them.
   returned: always

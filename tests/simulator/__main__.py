@@ -31,6 +31,10 @@ def parse_args(argv):
     parser.add_argument("--unknown-fields", choices=("refuse", "keep"), default="refuse",
                         help="what a device does with a field it does not know in a body (the documents do not "
                              "say): refuse it with 400, or keep it and return it in the reads (default %(default)s)")
+    parser.add_argument("--shape", choices=("documented", "extra", "reordered"), default="documented",
+                        help="how answers are shaped where the documents leave it open: as documented, with a field"
+                             " no document names in every object, or with every array in another order (default"
+                             " %(default)s)")
     parser.add_argument("--fm-conf", choices=("complete", "partial"), default="complete",
                         help="what an FM monitor's GET /conf carries (its structure is not shown): everything, or "
                              "no log settings and no per-tuner hw_settings, thresholds and schedule, which are then "
@@ -60,7 +64,7 @@ async def serve(args):
         ts=args.ts, fm=args.fm, address=args.address, port=port, time_scale=args.time_scale,
         state_dir=args.state_dir, faults=args.faults, seed=args.seed, ts_upgrade=args.ts_upgrade,
         ts_role_denied=args.ts_role_denied,
-        unknown_fields=args.unknown_fields, fm_conf=args.fm_conf,
+        unknown_fields=args.unknown_fields, fm_conf=args.fm_conf, shape=args.shape,
     )
     await fleet.start()
     fleet.write_inventory(args.inventory)

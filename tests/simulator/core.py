@@ -49,6 +49,52 @@ def unknown_keys(value, known):
     return {key: copy.deepcopy(item) for key, item in value.items() if key not in known}
 
 
+#: How a device shapes its answers where the documents leave it open: "documented" (the
+#: shapes the documents show, and our choices where they show none), "extra" (every object
+#: of every answer carries a field no document names, EXTRA_FIELD, which the device also
+#: accepts back in a write: a firmware that reports more than the documents), "reordered"
+#: (every array in an answer in the reverse of the documented order: no document fixes the
+#: order of a list, except where it says so, and those lists are the user's own data, which
+#: a device keeps as written: ORDERED_FIELDS).
+SHAPES = ("documented", "extra", "reordered")
+EXTRA_FIELD = "vendor_extension"
+#: arrays whose order is configuration (servers tried in order; schedule events by time),
+#: never reordered
+ORDERED_FIELDS = ("dns", "ntp_servers", "events", "schedule")
+
+
+def extra_fields(value):
+    """``value`` (an answer) with EXTRA_FIELD in every object."""
+    if isinstance(value, dict):
+        out = {key: extra_fields(item) for key, item in value.items()}
+        out[EXTRA_FIELD] = {"build": 7}
+        return out
+    if isinstance(value, list):
+        return [extra_fields(item) for item in value]
+    return value
+
+
+def without_extra_fields(value):
+    """A write's body without EXTRA_FIELD: the device takes back the field it reports."""
+    if isinstance(value, dict):
+        return {key: without_extra_fields(item) for key, item in value.items() if key != EXTRA_FIELD}
+    if isinstance(value, list):
+        return [without_extra_fields(item) for item in value]
+    return value
+
+
+def reordered(value, field=None):
+    """``value`` (an answer) with every array reversed, except in ORDERED_FIELDS (at any
+    depth below them: a schedule's events are lists per day)."""
+    if field in ORDERED_FIELDS:
+        return value
+    if isinstance(value, dict):
+        return {key: reordered(item, key) for key, item in value.items()}
+    if isinstance(value, list):
+        return [reordered(item) for item in value][::-1]
+    return value
+
+
 class ApiError(Exception):
     """A refusal the device answers with its documented error body."""
 
@@ -121,7 +167,11 @@ class Device:
     UPGRADE_BEHAVIOURS = ("pending",)
 
     def __init__(self, name, address, port, time_scale=1.0, state_dir=None, seed=0, upgrade=None,
-                 unknown_fields="refuse"):
+                 unknown_fields="refuse", shape="documented"):
+        if shape not in SHAPES:
+            raise ValueError("%s: shape %r is not one of %s" % (name, shape, ", ".join(SHAPES)))
+        #: how this device shapes its answers (SHAPES); may be changed while it runs
+        self.shape = shape
         if unknown_fields not in UNKNOWN_FIELD_POLICIES:
             raise ValueError("%s: unknown_fields %r is not one of %s"
                              % (name, unknown_fields, ", ".join(UNKNOWN_FIELD_POLICIES)))
@@ -314,6 +364,8 @@ class Device:
                 except ValueError:
                     self._record(request, kind, 400)
                     return _json({"code": 400, "message": "body: not valid JSON"}, 400)
+                if self.shape == "extra":
+                    body = without_extra_fields(body)
             caller = None
             if role is not None:
                 caller = self.role_of(request)
@@ -337,6 +389,10 @@ class Device:
                 self._record(request, kind, result.status)
                 return result
             self._record(request, kind, 200)
+            if request.method == "GET" and self.shape == "extra":
+                result = extra_fields(result)
+            elif request.method == "GET" and self.shape == "reordered":
+                result = reordered(result)
             return _json({} if result is None else result, 200)
 
         return serve

@@ -6,6 +6,8 @@ everything above it is the real client.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import client as client_mod, transport
@@ -20,10 +22,11 @@ class FakeResponse:
         self._body = body
         self.content = b"" if body is None else b"x"
 
-    def json(self):
+    def json(self, object_hook=None):
         if isinstance(self._body, Exception):
             raise self._body
-        return self._body
+        # as json.loads would: the hook makes every object of the answer
+        return json.loads(json.dumps(self._body), object_hook=object_hook)
 
 
 class FakeSession:

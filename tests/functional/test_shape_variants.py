@@ -1,0 +1,100 @@
+"""Issue 19: the collection against the same devices shaped as another firmware might shape
+them (the simulator's ``shape`` variants, tests/simulator/README.md): ``extra`` (a field no
+document names in every object, taken back in writes) and ``reordered`` (every list answer in
+another order). Every writing module runs through device_state with the example inventory's
+whole declared state (purge on), then again: nothing to change and nothing written; then in
+check mode: nothing written. Both info modules read every subset, and a backup taken while
+the device lists everything in another order equals one taken before."""
+
+import json
+import os
+
+import pytest
+import yaml
+
+from tests.simulator.fleet import running_fleet
+
+from .conftest import ROOT, Play, connection
+
+VARIANTS = ("extra", "reordered")
+
+
+def declared(device_type):
+    """The example inventory's declared parts of a device type, as device_state takes them."""
+    group = "ts_analyzers" if device_type == "ts_analyzer" else "fm_monitors"
+    with open(os.path.join(ROOT, "playbooks", "inventory", "group_vars", group + ".yml"), encoding="utf-8") as handle:
+        variables = yaml.safe_load(handle)
+    prefix = device_type + "_"
+    parts = {name[len(prefix):]: value for name, value in variables.items()
+             if name.startswith(prefix) and name[len(prefix):] not in ("purge", "reboot")}
+    if device_type == "ts_analyzer":  # every source variant the example leaves out, RF too
+        parts["inputs"] = parts["inputs"] + [
+            {"name": "RF 1", "source": {"rf": {"mode": 1, "frequency": 474000000, "bandwidth": 8, "plp_id": 0}}}]
+    return parts
+
+
+@pytest.fixture(scope="module", params=VARIANTS)
+def fleet(request):
+    with running_fleet(ts=1, fm=1, time_scale=0.02, shape=request.param) as runner:
+        runner.shape = request.param
+        yield runner
+
+
+@pytest.fixture
+def play(fleet, collections_path, tmp_path):
+    return Play(fleet, collections_path, tmp_path)
+
+
+def writes(fleet, device):
+    return fleet.call(lambda: [(r["method"], r["path"]) for r in device.requests if r["kind"] in ("write", "action")])
+
+
+@pytest.mark.parametrize("device_type", ["ts_analyzer", "fm_monitor"])
+def test_every_writing_module_settles_and_check_mode_writes_nothing(play, fleet, device_type):
+    device = fleet.fleet.of_kind(device_type)[0]
+    state = {"name": "declared state", "broadcast.monitoring.device_state": dict(
+        connection(device), device_type=device_type, purge=True, parts=declared(device_type))}
+    info = "ts_info" if device_type == "ts_analyzer" else "fm_info"
+    gather = {"name": "every subset", "broadcast.monitoring." + info: dict(connection(device), gather_subset=["all"])}
+    first = play.run([state, gather], device.name)
+    assert first[0].get("failed") is not True and first[0]["changed"] is True, first[0]
+    assert first[1].get("failed") is not True and "failed_subsets" not in first[1], first[1]
+    fleet.call(device.requests.clear)
+    again = play.run([state], device.name)[0]
+    assert again.get("failed") is not True and again["changed"] is False, {
+        part: result.get("changes") or result.get("diff") for part, result in again["parts"].items()
+        if result.get("changed")}
+    assert writes(fleet, device) == []
+    checked = play.run([state], device.name, check=True)[0]
+    assert checked.get("failed") is not True and checked["changed"] is False, checked
+    assert writes(fleet, device) == []
+
+
+@pytest.mark.parametrize("device_type", ["ts_analyzer", "fm_monitor"])
+def test_a_backup_does_not_depend_on_the_order_of_the_answers(play, fleet, tmp_path, device_type):
+    device = fleet.fleet.of_kind(device_type)[0]
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    backup = {"broadcast.monitoring.device_backup": dict(connection(device), dest=str(first))}
+    assert play.run([backup], device.name)[0].get("failed") is not True
+    shape = device.shape
+    # the reordered device then lists everything in the documented order; the extra one keeps
+    # its field (a backup holds what the device reports) and must give the same file again
+    device.shape = "documented" if shape == "reordered" else shape
+    try:
+        out = play.run([{"broadcast.monitoring.device_backup": dict(connection(device), dest=str(second))}],
+                       device.name)[0]
+    finally:
+        device.shape = shape
+    assert out.get("failed") is not True, out
+    before, after = json.loads(first.read_text())["raw"], json.loads(second.read_text())["raw"]
+    assert before == after, differing(before, after)
+
+
+def differing(before, after, path=""):
+    """The paths where two answers differ (for a failure message)."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        return [p for key in sorted(set(before) | set(after), key=str)
+                for p in differing(before.get(key), after.get(key), "%s.%s" % (path, key))]
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        return [p for index, pair in enumerate(zip(before, after)) for p in differing(*pair, "%s[%d]" % (path, index))]
+    return [] if before == after else ["%s: %r != %r" % (path, before, after)]

@@ -1,0 +1,78 @@
+"""Answer shapes the documents leave open (README, "Answer shapes"): the ``extra`` and
+``reordered`` variants serve the same device as another firmware might.
+
+- "The name of the entries array and any other profile fields are not shown." (analyzer
+  document, alert profiles): a firmware may report fields no document names; ``extra`` adds
+  one to every object of every answer and takes it back in writes.
+- Neither document fixes the order of a list answer (inputs, profiles, tuners, stations,
+  converters, SNMP address lists): ``reordered`` serves every array reversed, except the
+  lists whose order is the user's configuration (DNS and NTP servers, schedule events).
+"""
+
+import pytest
+
+from .conftest import Api
+from .core import EXTRA_FIELD
+from .fleet import running_fleet
+
+MCAST = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.%d", "multicast_port": 5000}}}
+
+
+@pytest.fixture(scope="module")
+def shaped():
+    with running_fleet(ts=1, fm=1, time_scale=0.01) as runner:
+        yield runner
+
+
+def api_of(runner, kind, shape):
+    device = runner.fleet.of_kind(kind)[0]
+    device.shape = shape
+    api = Api(device)
+    api.reset()
+    api.login()
+    return api
+
+
+def ok(response):
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def add_inputs(api, count):
+    for number in range(1, count + 1):
+        config = {"eth": dict(MCAST["eth"], multicast=dict(MCAST["eth"]["multicast"],
+                                                           multicast_address="239.1.1.%d" % number))}
+        ok(api.post("/inputs", {"name": "In %d" % number, "config": config, "alerts_config": {"profile_id": 1}}))
+
+
+def test_extra_puts_a_field_in_every_object_and_takes_it_back(shaped):
+    api = api_of(shaped, "ts_analyzer", "extra")
+    add_inputs(api, 1)
+    inputs = ok(api.get("/inputs"))
+    assert inputs[0][EXTRA_FIELD] and inputs[0]["config"][EXTRA_FIELD] and inputs[0]["alerts_config"][EXTRA_FIELD]
+    profile = ok(api.get("/profiles"))[0]
+    assert profile[EXTRA_FIELD] and all(EXTRA_FIELD in entry for entry in profile["entries"])
+    # written back as read: accepted, and the field is not stored as configuration
+    echo = {key: inputs[0][key] for key in ("name", "config", "alerts_config", EXTRA_FIELD)}
+    ok(api.post("/inputs/%d" % inputs[0]["id"], dict(echo, input_id=inputs[0]["id"])))
+    api.device.shape = "documented"
+    assert EXTRA_FIELD not in ok(api.get("/inputs"))[0]
+
+
+def test_reordered_reverses_lists_but_not_configured_orders(shaped):
+    api = api_of(shaped, "ts_analyzer", "documented")
+    add_inputs(api, 3)
+    documented = [i["name"] for i in ok(api.get("/inputs"))]
+    ok(api.post("/system/datetime", {"enable_ntp": True, "ntp_servers": ["10.0.0.1", "10.0.0.2"]}))
+    api.device.shape = "reordered"
+    assert [i["name"] for i in ok(api.get("/inputs"))] == documented[::-1]
+    assert ok(api.get("/system/datetime"))["ntp_servers"] == ["10.0.0.1", "10.0.0.2"]
+    fm = api_of(shaped, "fm_monitor", "documented")
+    tuners = [t["tuner_id"] for t in ok(fm.get("/tuners/all"))]
+    fm.device.shape = "reordered"
+    assert [t["tuner_id"] for t in ok(fm.get("/tuners/all"))] == tuners[::-1]
+
+
+def test_an_unknown_shape_is_refused():
+    with pytest.raises(ValueError, match="shape"):
+        running_fleet(ts=1, fm=0, shape="sideways").__enter__()

@@ -1,0 +1,138 @@
+"""Issue 19's robustness cases: answers shaped as another firmware might shape them (extra
+fields, fields left out, another name or order) are read tolerantly, never echoed wrongly,
+and a field the collection needs that is not there is a ShapeError naming the request."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import backup, fm_device, gather, ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import (
+    SHAPE,
+    ShapeError,
+    answer_hook,
+    list_or_empty,
+)
+
+
+def answer(where, obj):
+    """``obj`` as the client returns the device's answer to ``where``."""
+    return json.loads(json.dumps(obj), object_hook=answer_hook(where))
+
+
+class Device:
+    """A client stand-in answering GETs from a table and recording POSTs."""
+
+    def __init__(self, answers):
+        self.answers, self.posts = answers, []
+
+    def get(self, path, **kwargs):
+        return answer("GET " + path, self.answers[path])
+
+    def post(self, path, body=None, **kwargs):
+        self.posts.append((path, body))
+        return {}
+
+
+def test_a_missing_field_names_the_request_the_field_and_the_fields_present():
+    status = answer("GET /api/system/device", {"model": "X", "serial_number": "1"})
+    with pytest.raises(ShapeError) as caught:
+        status["firmware_version"]
+    err = caught.value
+    assert err.kind == SHAPE and err.field == "firmware_version"
+    assert err.describe().startswith("GET /api/system/device: the answer has no field 'firmware_version' (fields"
+                                     " present: model, serial_number)")
+    assert status.get("firmware_version") is None  # an optional field reads as absent
+    nested = answer("GET /api/inputs", [{"config": {"eth": {"multicast": {"multicast_address": "239.1.1.1"}}}}])
+    with pytest.raises(ShapeError, match="GET /api/inputs: the answer has no field 'multicast_port'"):
+        ts_device.source_from_device(nested[0]["config"])
+
+
+def test_list_or_empty_gives_absent_null_and_empty_one_meaning():
+    for raw in ({}, {"dns": None}, {"dns": []}):
+        assert list_or_empty(answer("GET /x", raw), "dns") == []
+    with pytest.raises(ShapeError, match="a list, got str"):
+        list_or_empty(answer("GET /x", {"dns": "10.0.0.1"}), "dns")
+
+
+RF = {"mode": 1, "frequency": 474000, "bandwidth": 8, "plp_id": 0}
+
+
+def test_an_unknown_rf_field_is_not_the_users_but_goes_back_in_an_update():
+    raw = answer("GET /api/inputs", {"id": 3, "name": "RF 1", "config": {"rf": dict(RF, guard_interval=4)},
+                                     "alerts_config": {"profile_id": 1}, "monitoring": True})
+    view = ts_device.input_from_device(raw, {1: "Default"})
+    assert view["source"] == {"rf": RF}  # so a declared RF source without it compares equal
+    body = ts_device.input_body(view, 1, raw)
+    assert body["config"] == {"rf": dict(RF, guard_interval=4)}  # the update replaces the input whole
+
+
+def test_an_update_keeps_unknown_fields_of_the_same_variant_only():
+    raw = {"config": {"eth": {"stream_protocol": 0, "fec": True,
+                              "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000,
+                                            "source_address": "10.0.0.7", "ttl_check": 1}}}}
+    unicast = {"name": "A", "source": {"unicast": {"address": "10.0.0.1", "port": 1234}}}
+    assert ts_device.input_body(unicast, 1, raw)["config"] == {
+        "eth": {"stream_protocol": 0, "fec": True, "unicast": {"listen_address": "10.0.0.1", "listen_port": 1234}}}
+    # source_address left out is removed, not kept from what was read
+    multicast = {"name": "A", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}}}
+    assert ts_device.input_body(multicast, 1, raw)["config"]["eth"]["multicast"] == {
+        "multicast_address": "239.1.1.1", "multicast_port": 5000, "ttl_check": 1}
+
+
+def test_an_input_without_monitoring_is_a_shape_error_not_an_input_to_start():
+    raw = answer("GET /api/inputs", {"id": 3, "name": "A", "config": {"asi": {"port": 1}},
+                                     "alerts_config": {"profile_id": 1}})
+    with pytest.raises(ShapeError, match="GET /api/inputs: the answer has no field 'monitoring'"):
+        ts_device.input_from_device(raw, {1: "Default"})
+
+
+def test_profile_entries_under_another_name_are_read_and_none_at_all_is_a_shape_error():
+    entry = {"error_name": "crc_error", "enabled": False}
+    renamed = answer("GET /api/profiles", {"id": 2, "name": "P", "errors": [entry]})
+    assert ts_device.profile_from_device(renamed)["errors"] == {"crc_error": {"enabled": False}}
+    with pytest.raises(ShapeError, match="GET /api/profiles: the answer has no field 'entries'"):
+        ts_device.profile_from_device(answer("GET /api/profiles", {"id": 2, "name": "P"}))
+
+
+def test_remote_syslog_is_written_with_known_fields_only():
+    device = Device({ts_device.LOG_SETTINGS: {"level": "info", "remote_syslog": {
+        "enabled": True, "server": "10.0.0.5", "port": 514, "facility": "local3"}}})
+    current = ts_device.read_logging(device)
+    assert current["remote_syslog"] == {"enabled": True, "server": "10.0.0.5", "port": 514}
+    ts_device.write_logging(device, dict(current, level="debug"))
+    assert device.posts == [(ts_device.LOG_SETTINGS, {"level": "debug", "remote_syslog": {
+        "enabled": True, "server": "10.0.0.5", "port": 514}})]
+
+
+@pytest.mark.parametrize("device_file", [ts_device, fm_device])
+@pytest.mark.parametrize("network", [{}, {"dns": None}, {"dns": []}])
+def test_an_absent_or_null_dns_list_reads_as_empty(device_file, network):
+    raw = dict({"dhcp": False, "address": "10.0.0.2", "netmask": "255.255.255.0", "gateway": "10.0.0.1",
+                "hostname": "a"}, **network)
+    assert device_file.read_network(Device({device_file.NETWORK: raw}))["dns"] == []
+
+
+def test_a_backup_does_not_change_when_the_device_lists_profile_entries_in_another_order():
+    entries = [{"error_name": name, "enabled": True} for name in ("crc_error", "pid_error", "cat_error")]
+
+    def device(order):
+        return Device({ts_device.SNMP_SETTINGS: {"enabled": False, "listen_addresses": [], "trap_addresses": []},
+                       ts_device.PROFILES: [{"id": 1, "name": "Default", "entries": order}],
+                       ts_device.INPUTS: [], ts_device.CONVERTERS: [],
+                       ts_device.LOG_SETTINGS: {"level": "info", "remote_syslog": {}}})
+    assert backup._ts_raw(device(entries)) == backup._ts_raw(device(entries[::-1]))
+
+
+def test_one_unreadable_subset_is_reported_and_the_others_kept():
+    def broken():
+        return answer("GET /api/system/device", {"model": "X"})["firmware_version"]
+    out = gather.gather(["system_status", "system_device"], {"system_status": lambda: {"ok": 1},
+                                                             "system_device": broken})
+    assert out["system_status"] == {"ok": 1} and "system_device" not in out
+    assert "no field 'firmware_version'" in out["failed_subsets"]["system_device"]
+    assert out["warnings"] and "system_device" in out["warnings"][0]
+    with pytest.raises(ShapeError):
+        gather.gather(["system_device"], {"system_device": broken})
