@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import list_or_empty
+from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import Declared, list_or_empty
 
 # keep_logged_in: one token serves a whole play (roles hand it to every module)
 LOGIN = ("/api/login", {"keep_logged_in": True})
@@ -433,3 +433,19 @@ def read_identity(client):
     versions = client.get(STATUS).get("versions") or {}
     return {"model": versions.get("model_name"), "serial_number": versions.get("serial_number"),
             "firmware_version": versions.get("package_ver")}
+
+
+# -- what the collection reads of each answer (device_compatibility reports on it) ------
+READ_SHAPES = (
+    Declared(STATUS, required=("versions",),
+             optional=("reboot_needed", "system_uptime", "streamer_uptime", "tuners", "hostname", "monitor_tuner"),
+             aliases={name: (alias,) for name, alias in STATUS_ALIASES}),
+    Declared(NETWORK, optional=NETWORK_KEYS + ("hostname",)),
+    Declared(DATETIME, required=("enable_ntp", "timezone"), optional=("ntp_servers", "datetime")),
+    Declared(LOG_SETTINGS, required=("level", "enable_rsyslog", "rsyslog_server")),
+    Declared(TUNERS, element=True,
+             required=("tuner_id", "name", "frequency", "state", "muted", "hw_settings", "stream_enabled",
+                       "thresholds", "schedule"),
+             optional=("station_id", "stream", "tuned", "signal_ok", "quality", "rds")),
+    Declared(CONF, optional=("network", "datetime", "log", "monitor", "tuners", "stations", "hostname")),
+)

@@ -60,3 +60,42 @@ def list_or_empty(obj, name):
     if not isinstance(value, list):
         raise ShapeError(where_of(obj), name, sorted(obj), expected="a list, got %s" % type(value).__name__)
     return list(value)
+
+
+class Declared:
+    """What the collection reads of one GET endpoint's answer: ``required`` fields (a missing
+    one is a ShapeError where it is read), ``optional`` ones (read with a meaning for absent),
+    ``aliases`` ({field: other names some firmware uses}); ``element``: the answer is a list of
+    such objects."""
+
+    def __init__(self, path, required=(), optional=(), aliases=None, element=False):
+        self.path, self.required, self.optional = path, tuple(required), tuple(optional)
+        self.aliases, self.element = dict(aliases or {}), element
+
+
+def compatibility(declared, answer):
+    """How ``answer`` (what the device gave for ``declared.path``) meets the declaration:
+    ``confirmed`` (declared fields present), ``missing_required``, ``missing_optional``,
+    ``aliases`` ({declared name: the name the device used}), ``extra`` (fields the collection
+    does not read) and ``elements`` (for a list, how many objects were looked at; a field counts
+    as present when every one has it)."""
+    objects = answer if declared.element else [answer]
+    if not isinstance(objects, list) or not all(isinstance(obj, dict) for obj in objects):
+        return {"error": "%s: the answer is not %s" % (
+            declared.path, "a list of objects" if declared.element else "an object")}
+    keys = set.intersection(*(set(obj) for obj in objects)) if objects else set()
+    seen = set().union(*(set(obj) for obj in objects)) if objects else set()
+    out = {"confirmed": [], "missing_required": [], "missing_optional": [], "aliases": {}}
+    for name in declared.required + declared.optional:
+        alias = next((other for other in declared.aliases.get(name, ()) if other in keys), None)
+        if name in keys:
+            out["confirmed"].append(name)
+        elif alias:
+            out["aliases"][name] = alias
+        elif objects:
+            out["missing_required" if name in declared.required else "missing_optional"].append(name)
+    known = set(declared.required + declared.optional) | {a for names in declared.aliases.values() for a in names}
+    out["extra"] = sorted(seen - known)
+    if declared.element:
+        out["elements"] = len(objects)
+    return out

@@ -9,7 +9,12 @@ documented in tests/simulator/README.md; meeting a real device means changing th
 
 from __future__ import annotations
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import ShapeError, list_or_empty, where_of
+from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import (
+    Declared,
+    ShapeError,
+    list_or_empty,
+    where_of,
+)
 
 LOGIN = ("/api/user/login", {})
 
@@ -456,3 +461,19 @@ def read_identity(client):
     raw = client.get(DEVICE_INFO)
     return {"model": raw.get("model"), "serial_number": raw.get("serial_number"),
             "firmware_version": raw.get("firmware_version")}
+
+
+# -- what the collection reads of each answer (device_compatibility reports on it) ------
+READ_SHAPES = (
+    Declared(DEVICE_INFO, required=("firmware_version",), optional=("model", "serial_number")),
+    Declared(STATUS, optional=("reboot_needed", "uptime")),
+    Declared(NETWORK, optional=NETWORK_KEYS + ("hostname", "pending_hostname")),
+    Declared(DATETIME, required=("enable_ntp",), optional=("ntp_servers", "datetime")),
+    Declared(TIMEZONE, required=("timezone",)),
+    Declared(LOG_SETTINGS, required=("level", "remote_syslog")),
+    Declared(INPUTS, element=True, required=("id", "name", "config", "alerts_config", "monitoring"),
+             optional=INPUT_OWN_ENDPOINTS[1:] + INPUT_READ_ONLY[1:]),
+    Declared(PROFILES, element=True, required=("id", "name", "entries")),
+    Declared(SNMP_SETTINGS, optional=("enabled",) + SNMP_LISTS),
+    Declared(CONVERTERS, element=True, required=("port", "running"), optional=CONVERTER_SETTINGS),
+)

@@ -98,3 +98,16 @@ def differing(before, after, path=""):
     if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
         return [p for index, pair in enumerate(zip(before, after)) for p in differing(*pair, "%s[%d]" % (path, index))]
     return [] if before == after else ["%s: %r != %r" % (path, before, after)]
+
+
+@pytest.mark.parametrize("device_type", ["ts_analyzer", "fm_monitor"])
+def test_the_compatibility_report_names_the_fields_the_collection_does_not_read(play, fleet, device_type):
+    device = fleet.fleet.of_kind(device_type)[0]
+    out = play.run([{"broadcast.monitoring.device_compatibility": dict(connection(device), device_type=device_type)}],
+                   device.name)[0]
+    assert out.get("failed") is not True and out["compatible"] is True, out
+    extra = {e["path"]: e["extra"] for e in out["endpoints"]}
+    if fleet.shape == "extra":
+        assert all("vendor_extension" in fields for fields in extra.values()), extra
+    else:
+        assert not any("vendor_extension" in fields for fields in extra.values()), extra

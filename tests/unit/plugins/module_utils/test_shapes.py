@@ -136,3 +136,17 @@ def test_one_unreadable_subset_is_reported_and_the_others_kept():
     assert out["warnings"] and "system_device" in out["warnings"][0]
     with pytest.raises(ShapeError):
         gather.gather(["system_device"], {"system_device": broken})
+
+
+def test_compatibility_of_an_answer_with_the_declaration():
+    from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import Declared, compatibility
+    declared = Declared("/api/status", required=("versions", "tuners"), optional=("streamer_uptime", "hostname"),
+                        aliases={"streamer_uptime": ("xcast_uptime",)})
+    assert compatibility(declared, {"versions": {}, "xcast_uptime": 5, "health": "ok"}) == {
+        "confirmed": ["versions"], "missing_required": ["tuners"], "missing_optional": ["hostname"],
+        "aliases": {"streamer_uptime": "xcast_uptime"}, "extra": ["health"]}
+    listed = Declared("/api/inputs", required=("id", "name"), element=True)
+    found = compatibility(listed, [{"id": 1, "name": "A", "x": 1}, {"id": 2}])
+    assert found["confirmed"] == ["id"] and found["missing_required"] == ["name"] and found["elements"] == 2
+    assert found["extra"] == ["x"]
+    assert "not a list of objects" in compatibility(listed, {"id": 1})["error"]
