@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils.device_interface import post_network
 from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import Declared, list_or_empty
 
 # keep_logged_in: one token serves a whole play (roles hand it to every module)
@@ -385,10 +386,7 @@ def read_network(client):
 
 
 def write_network(client, before, after):
-    if any(before.get(k) != after.get(k) for k in NETWORK_KEYS):
-        client.post(NETWORK, {key: after[key] for key in NETWORK_KEYS if after.get(key) is not None})
-    if before.get("hostname") != after.get("hostname"):
-        client.post(HOSTNAME, {"hostname": after["hostname"]})
+    post_network(client, NETWORK, HOSTNAME, NETWORK_KEYS, before, after)
 
 
 def read_firmware_version(client):

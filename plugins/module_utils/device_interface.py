@@ -1,0 +1,37 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The one interface both device files (ts_device.py, fm_device.py) provide to the code that
+serves either device type (connection.py, system.py, backup.py, compatibility.py), and the
+pieces of it both device types do the same way. A unit test checks that each file provides
+every name here, so a difference between the devices lives in the device files, not in
+attributes only one of them has."""
+
+from __future__ import annotations
+
+#: names every device file defines: paths, what differs in kind, and the functions that map
+#: the device's system answers to the device-neutral shapes of system.py
+COMMON = (
+    "KIND", "LOGIN", "ALIVE", "STATUS", "NETWORK", "HOSTNAME", "DATETIME", "LOG_SETTINGS", "PASSWORD", "REBOOT",
+    "FACTORY_RESET", "UPGRADE", "NETWORK_KEYS", "TIMEZONE_KIND", "SYSLOG_PORT", "READ_SHAPES",
+    "read_network", "write_network", "read_firmware_version", "read_reboot_needed", "read_time", "write_time",
+    "read_logging", "write_logging", "set_password", "read_identity",
+)
+#: what a device file defines besides, by its TIMEZONE_KIND: IANA names checked against the
+#: device's own list, or UTC offsets in a range
+BY_TIMEZONE_KIND = {"name": ("timezones",), "offset": ("TIMEZONE_RANGE",)}
+
+
+def missing(device_file):
+    """The interface names ``device_file`` does not define."""
+    wanted = COMMON + BY_TIMEZONE_KIND.get(getattr(device_file, "TIMEZONE_KIND", None), ())
+    return [name for name in wanted if not hasattr(device_file, name)]
+
+
+def post_network(client, network_path, hostname_path, keys, before, after):
+    """The network settings written the way both devices take them: the interface settings
+    when one of ``keys`` changes, the hostname on its own path when it changes."""
+    if any(before.get(k) != after.get(k) for k in keys):
+        client.post(network_path, {key: after[key] for key in keys if after.get(key) is not None})
+    if before.get("hostname") != after.get("hostname"):
+        client.post(hostname_path, {"hostname": after["hostname"]})

@@ -1,0 +1,41 @@
+"""Both device files provide the one interface the code serving either device uses."""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import device_interface, fm_device, ts_device
+
+
+@pytest.mark.parametrize("device_file", [ts_device, fm_device], ids=["ts_device", "fm_device"])
+def test_each_device_file_provides_the_whole_interface(device_file):
+    assert device_interface.missing(device_file) == []
+    assert device_file.TIMEZONE_KIND in device_interface.BY_TIMEZONE_KIND
+
+
+def test_a_device_file_without_a_function_is_found_out():
+    class Partial:
+        KIND = "x"
+        TIMEZONE_KIND = "offset"
+    found = device_interface.missing(Partial)
+    assert "read_network" in found and "TIMEZONE_RANGE" in found and "timezones" not in found
+
+
+class Recorder:
+    def __init__(self):
+        self.posts = []
+
+    def post(self, path, body=None):
+        self.posts.append((path, body))
+
+
+def test_network_writes_only_what_changed():
+    before = {"dhcp": False, "address": "10.0.0.2", "dns": [], "hostname": "a"}
+    client = Recorder()
+    device_interface.post_network(client, "/net", "/host", ("dhcp", "address", "dns"), before,
+                                  dict(before, hostname="b"))
+    assert client.posts == [("/host", {"hostname": "b"})]
+    client = Recorder()
+    device_interface.post_network(client, "/net", "/host", ("dhcp", "address", "dns"), before,
+                                  dict(before, dns=["10.0.0.53"]))
+    assert client.posts == [("/net", {"dhcp": False, "address": "10.0.0.2", "dns": ["10.0.0.53"]})]
