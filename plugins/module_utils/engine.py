@@ -69,6 +69,43 @@ def merge(current, desired, atomic=()):
     return out
 
 
+# -- comparing nested settings leaf by leaf (the FM monitor's per-tuner objects) ----------
+def changed_leaves(before, after):
+    """What ``after`` changes in ``before``: dicts compared key by key, anything else whole."""
+    out = {}
+    for key, value in after.items():
+        old = before.get(key)
+        if isinstance(value, dict) and isinstance(old, dict):
+            inner = changed_leaves(old, value)
+            if inner:
+                out[key] = inner
+        elif key not in before or value != old:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def leaves(obj, prefix=()):
+    """``{path: value}`` of a nested dict; lists and scalars are leaves."""
+    out = {}
+    for key, value in obj.items():
+        if isinstance(value, dict) and value:
+            out.update(leaves(value, prefix + (key,)))
+        else:
+            out[prefix + (key,)] = value
+    return out
+
+
+def nest(flat):
+    """The nested dict of ``{path: value}``."""
+    out = {}
+    for path, value in flat.items():
+        node = out
+        for key in path[:-1]:
+            node = node.setdefault(key, {})
+        node[path[-1]] = copy.deepcopy(value)
+    return out
+
+
 class Change:
     """One planned write: ``create``, ``update`` or ``delete`` of the object at ``key``;
     ``copy`` is the device id of an extra copy of ``key`` to delete (duplicates)."""

@@ -1,14 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The FM monitor's objects as engine resources, and its actions (scan, deletes, alert log,
-downloads, monitor output): how each is read and written."""
+"""The FM monitor's per-tuner objects (tuners, thresholds, schedules) as engine resources:
+how each is checked, read and written. Its actions are in fm_actions.py, what fm_info reads in
+fm_gather.py, paths and shapes in fm_device.py (the analyzer side splits the same way)."""
 
 from __future__ import annotations
 
 import copy
-import hashlib
-import os
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device as dev
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import BUSY, PERMISSION, DeviceError
@@ -18,51 +17,17 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import
     PartialFailure,
     Resource,
     apply,
+    changed_leaves,
+    leaves,
     merge,
+    nest,
     reconcile,
     strip_unset,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils.files import write_if_changed
 from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker, quoted
 
 #: the module option whose values apply to every tuner
 ALL = "all_tuners"
-
-
-def changed_leaves(before, after):
-    """What ``after`` changes in ``before``: dicts compared key by key, anything else whole."""
-    out = {}
-    for key, value in after.items():
-        old = before.get(key)
-        if isinstance(value, dict) and isinstance(old, dict):
-            inner = changed_leaves(old, value)
-            if inner:
-                out[key] = inner
-        elif key not in before or value != old:
-            out[key] = copy.deepcopy(value)
-    return out
-
-
-def leaves(obj, prefix=()):
-    """``{path: value}`` of a nested dict; lists and scalars are leaves."""
-    out = {}
-    for key, value in obj.items():
-        if isinstance(value, dict) and value:
-            out.update(leaves(value, prefix + (key,)))
-        else:
-            out[prefix + (key,)] = value
-    return out
-
-
-def nest(flat):
-    """The nested dict of ``{path: value}``."""
-    out = {}
-    for path, value in flat.items():
-        node = out
-        for key in path[:-1]:
-            node = node.setdefault(key, {})
-        node[path[-1]] = copy.deepcopy(value)
-    return out
 
 
 def post_to_tuner(client, tuner_id, path, body):
@@ -496,179 +461,3 @@ class Schedules(TunerObjects):
                               dev.schedule_to_device(self.batch_part(after)))
         body["active"] = after["active"]
         post_to_tuner(self.client, after["tuner_id"], dev.TUNER_SCHEDULE % after["tuner_id"], body)
-
-
-# -- fm_station: actions on the station list ---------------------------------------------------
-def scan(client, tuner_id, wait, check_mode):
-    """Band scan of one tuner (a request that returns when the scan ends, at most ``wait``
-    seconds); ``changed`` when stations were added to the list."""
-    tuners = client.get(dev.STATUS).get("tuners")
-    if tuners is not None and tuner_id >= tuners:
-        raise InputError(["tuner_id: the device has no tuner %d (it has 0 to %d)" % (tuner_id, tuners - 1)])
-    before = client.get(dev.STATIONS)
-    if check_mode:
-        return {"changed": True, "stations": before, "found": [], "added": [],
-                "msg": "check mode: a band scan of tuner %d would run; no scan request was sent, so the stations"
-                       " it would find are unknown" % tuner_id,
-                "diff": {"before": {"stations": before}, "after": {"stations": before}}}
-    try:
-        found = client.request("POST", dev.TUNER_SCAN % tuner_id, params={"async": 0}, timeout=wait)
-    except DeviceError as err:
-        if err.kind == BUSY:
-            err.message = "tuner %d stayed busy (another scan or a frequency change): %s" % (tuner_id, err.message)
-        raise
-    known = {s["frequency"]: s for s in before}
-    added = [s for s in found if s["frequency"] not in known]
-    fresh = {s["frequency"]: s for s in found}
-    after = [fresh.get(s["frequency"], s) for s in before] + added
-    return {"changed": bool(added), "stations": after, "found": found, "added": added,
-            "msg": "tuner %d found %d station(s), %d new" % (tuner_id, len(found), len(added)),
-            "diff": {"before": {"stations": before}, "after": {"stations": after}}}
-
-
-def delete_stations(client, station_ids, frequencies, everything, check_mode):
-    """Delete the listed station records (by id or frequency), or all of them; ``changed``
-    only when a listed record existed."""
-    before = client.get(dev.STATIONS)
-    if everything:
-        doomed = list(before)
-    else:
-        doomed = [s for s in before if s["station_id"] in (station_ids or []) or s["frequency"] in (frequencies or [])]
-    after = [s for s in before if s not in doomed]
-    if doomed and not check_mode:
-        if everything:
-            client.delete(dev.STATIONS)
-        else:
-            for station in doomed:
-                client.delete(dev.STATION % station["station_id"])
-    return {"changed": bool(doomed), "deleted": doomed, "stations": after,
-            "diff": {"before": {"stations": before}, "after": {"stations": after}}}
-
-
-# -- fm_actions ---------------------------------------------------------------------------------
-def clear_alerts(client, check_mode):
-    """Empty the alert log; ``changed`` only when it held alerts."""
-    total = client.request("POST", dev.ALERTS, body=dev.alerts_query(limit=1), idempotent=True)["total"]
-    if total and not check_mode:
-        client.delete(dev.ALERTS)
-    return {"changed": bool(total), "cleared": total, "diff": {"before": total, "after": 0}}
-
-
-def fetch(client, what, order="asc"):
-    """The bytes of the alert CSV (``alerts_csv``) or the SNMP MIB (``mib``)."""
-    if what == "alerts_csv":
-        response = client.request("POST", dev.ALERTS_CSV, body={"order": order}, idempotent=True, raw=True)
-    else:
-        response = client.request("GET", dev.MIB, raw=True)
-    return response.content
-
-
-def dest_problems(where, dest):
-    """Why ``dest`` cannot take a download (checked before anything is done)."""
-    folder = os.path.dirname(os.path.abspath(dest))
-    if os.path.isdir(dest):
-        return ["%s: %s is a directory; give the file to write" % (where, dest)]
-    if not os.path.isdir(folder):
-        return ["%s: the folder %s does not exist" % (where, folder)]
-    return []
-
-
-def download(data, dest, check_mode):
-    """Write ``data`` to ``dest`` when its content differs; ``changed`` only then."""
-    changed, old = write_if_changed(dest, data, check_mode)
-    digest = hashlib.sha256(data).hexdigest()
-    before = None if old is None else hashlib.sha256(old).hexdigest()
-    return {"dest": dest, "changed": changed, "size": len(data), "checksum": digest, "before": before,
-            "diff": {"before": before, "after": digest}}
-
-
-def select_monitor(client, status, tuner_id, muted, check_mode):
-    """Route a tuner to the monitor output (``POST /monitor``), unless it already is.
-    ``status``: ``GET /status``, read before anything was done."""
-    before = dev.monitor_from_device(status, client.get(dev.CONF))
-    after = {"tuner_id": tuner_id, "muted": bool(before["muted"]) if muted is None else muted}
-    changed = before != after
-    if changed and not check_mode:
-        client.post(dev.MONITOR, dev.monitor_body(after["tuner_id"], after["muted"]))
-    return {"changed": changed, "before": before, "after": after, "diff": {"before": before, "after": after}}
-
-
-def run_actions(module):
-    """fm_actions: downloads, then clearing the alert log, then the monitor output; each
-    only when asked for, and only after every option was checked. ``module`` writes the
-    files (temporary file, atomic move)."""
-    params, client, check_mode = module.params, module.client, module.check_mode
-    wanted = [what for what in ("alerts_csv", "mib") if params[what]]
-    problems = []
-    for what in wanted:
-        problems.extend(dest_problems(what + ".dest", params[what]["dest"]))
-    if params["monitor"] and params["monitor"]["tuner_id"] < 0:
-        problems.append("monitor.tuner_id: must be >= 0, got %d" % params["monitor"]["tuner_id"])
-    if problems:  # all found without the device: nothing is sent
-        raise InputError(problems)
-    status = None
-    if params["monitor"]:
-        tuner_id = params["monitor"]["tuner_id"]
-        status = client.get(dev.STATUS)
-        count = status.get("tuners")
-        if count is not None and tuner_id >= count:
-            raise InputError(["monitor.tuner_id: the device has no tuner %d (it has 0 to %d)" % (tuner_id, count - 1)])
-    result, parts = {}, {}
-    for what in wanted:
-        data = fetch(client, what, params[what].get("order", "asc"))
-        parts[what] = download(data, params[what]["dest"], check_mode)
-        result.setdefault("downloads", {})[what] = dict((k, v) for k, v in parts[what].items() if k != "diff")
-    if params["clear_alerts"]:
-        parts["alerts"] = clear_alerts(client, check_mode)
-        result["cleared"] = parts["alerts"]["cleared"]
-    if params["monitor"]:
-        parts["monitor"] = select_monitor(client, status, params["monitor"]["tuner_id"], params["monitor"]["muted"],
-                                          check_mode)
-        result["monitor"] = {"before": parts["monitor"]["before"], "after": parts["monitor"]["after"]}
-    result["changed"] = any(part["changed"] for part in parts.values())
-    result["diff"] = {side: dict((name, part["diff"][side]) for name, part in parts.items()) for side in ("before", "after")}
-    return result
-
-
-# -- fm_info --------------------------------------------------------------------------------------
-INFO_SUBSETS = ("status", "tuners", "stations", "alerts", "log", "playlist", "valid_bitrates", "network",
-                "datetime", "log_config", "conf")
-INFO_MINIMAL = ("status", "tuners")
-
-
-def read_alerts(client, query, all_pages):
-    """``{total, alerts, pages}`` of ``POST /alerts``: one page, or every page from the
-    query's offset on."""
-    body = dict(query)
-    page = client.request("POST", dev.ALERTS, body=body, idempotent=True)
-    alerts, pages = list(page["alerts"]), 1
-    while all_pages and body["limit"] and page["alerts"] and query["offset"] + len(alerts) < page["total"]:
-        body["offset"] = query["offset"] + len(alerts)
-        page = client.request("POST", dev.ALERTS, body=body, idempotent=True)
-        alerts.extend(page["alerts"])
-        pages += 1
-    return {"total": page["total"], "alerts": alerts, "pages": pages}
-
-
-def info_readers(client, alerts_query, all_pages, log_query):
-    """One reader per subset of fm_info, each a function of no arguments."""
-    def playlist():
-        text = client.request("GET", dev.PLAYLIST, raw=True).text
-        return {"tracks": dev.playlist_tracks(text), "xspf": text}
-
-    def valid_bitrates():
-        return client.get(dev.VALID_BITRATES).get("bitrates")
-
-    return {
-        "status": lambda: dev.status_from_device(client.get(dev.STATUS)),
-        "tuners": lambda: [dev.tuner_info(raw) for raw in client.get(dev.TUNERS)],
-        "stations": lambda: client.get(dev.STATIONS),
-        "alerts": lambda: read_alerts(client, alerts_query, all_pages),
-        "log": lambda: client.get(dev.SYSTEM_LOG, params={k: v for k, v in log_query.items() if v is not None}),
-        "playlist": playlist,
-        "valid_bitrates": valid_bitrates,
-        "network": lambda: client.get(dev.NETWORK),
-        "datetime": lambda: client.get(dev.DATETIME),
-        "log_config": lambda: client.get(dev.LOG_SETTINGS),
-        "conf": lambda: client.get(dev.CONF),
-    }

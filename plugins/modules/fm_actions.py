@@ -131,7 +131,7 @@ requests:
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_resources import run_actions
+from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_actions import run_actions
 from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
 
 ARGUMENT_SPEC = dict(

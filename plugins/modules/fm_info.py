@@ -215,7 +215,7 @@ requests:
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_resources import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_gather import (
     INFO_MINIMAL,
     INFO_SUBSETS,
     info_readers,

@@ -144,7 +144,7 @@ requests:
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_resources import delete_stations, scan
+from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_actions import delete_stations, scan
 from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
 from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
 

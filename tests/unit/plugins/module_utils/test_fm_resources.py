@@ -8,14 +8,17 @@ import pytest
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device as dev
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import BUSY, PERMISSION, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, PartialFailure
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import (
+    InputError,
+    PartialFailure,
+    changed_leaves,
+    leaves,
+    nest,
+)
 from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_resources import (
     Schedules,
     Thresholds,
     Tuners,
-    changed_leaves,
-    leaves,
-    nest,
     reconcile_tuners,
 )
 

@@ -1,0 +1,147 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The FM monitor's actions: band scans and the station list (fm_station), downloads, clearing
+the alert log and the monitor output (fm_actions). Paths and shapes are fm_device's."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import BUSY, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.files import write_if_changed
+
+
+# -- fm_station: actions on the station list ---------------------------------------------------
+def scan(client, tuner_id, wait, check_mode):
+    """Band scan of one tuner (a request that returns when the scan ends, at most ``wait``
+    seconds); ``changed`` when stations were added to the list."""
+    tuners = client.get(dev.STATUS).get("tuners")
+    if tuners is not None and tuner_id >= tuners:
+        raise InputError(["tuner_id: the device has no tuner %d (it has 0 to %d)" % (tuner_id, tuners - 1)])
+    before = client.get(dev.STATIONS)
+    if check_mode:
+        return {"changed": True, "stations": before, "found": [], "added": [],
+                "msg": "check mode: a band scan of tuner %d would run; no scan request was sent, so the stations"
+                       " it would find are unknown" % tuner_id,
+                "diff": {"before": {"stations": before}, "after": {"stations": before}}}
+    try:
+        found = client.request("POST", dev.TUNER_SCAN % tuner_id, params={"async": 0}, timeout=wait)
+    except DeviceError as err:
+        if err.kind == BUSY:
+            err.message = "tuner %d stayed busy (another scan or a frequency change): %s" % (tuner_id, err.message)
+        raise
+    known = {s["frequency"]: s for s in before}
+    added = [s for s in found if s["frequency"] not in known]
+    fresh = {s["frequency"]: s for s in found}
+    after = [fresh.get(s["frequency"], s) for s in before] + added
+    return {"changed": bool(added), "stations": after, "found": found, "added": added,
+            "msg": "tuner %d found %d station(s), %d new" % (tuner_id, len(found), len(added)),
+            "diff": {"before": {"stations": before}, "after": {"stations": after}}}
+
+
+def delete_stations(client, station_ids, frequencies, everything, check_mode):
+    """Delete the listed station records (by id or frequency), or all of them; ``changed``
+    only when a listed record existed."""
+    before = client.get(dev.STATIONS)
+    if everything:
+        doomed = list(before)
+    else:
+        doomed = [s for s in before if s["station_id"] in (station_ids or []) or s["frequency"] in (frequencies or [])]
+    after = [s for s in before if s not in doomed]
+    if doomed and not check_mode:
+        if everything:
+            client.delete(dev.STATIONS)
+        else:
+            for station in doomed:
+                client.delete(dev.STATION % station["station_id"])
+    return {"changed": bool(doomed), "deleted": doomed, "stations": after,
+            "diff": {"before": {"stations": before}, "after": {"stations": after}}}
+
+
+# -- fm_actions ---------------------------------------------------------------------------------
+def clear_alerts(client, check_mode):
+    """Empty the alert log; ``changed`` only when it held alerts."""
+    total = client.request("POST", dev.ALERTS, body=dev.alerts_query(limit=1), idempotent=True)["total"]
+    if total and not check_mode:
+        client.delete(dev.ALERTS)
+    return {"changed": bool(total), "cleared": total, "diff": {"before": total, "after": 0}}
+
+
+def fetch(client, what, order="asc"):
+    """The bytes of the alert CSV (``alerts_csv``) or the SNMP MIB (``mib``)."""
+    if what == "alerts_csv":
+        response = client.request("POST", dev.ALERTS_CSV, body={"order": order}, idempotent=True, raw=True)
+    else:
+        response = client.request("GET", dev.MIB, raw=True)
+    return response.content
+
+
+def dest_problems(where, dest):
+    """Why ``dest`` cannot take a download (checked before anything is done)."""
+    folder = os.path.dirname(os.path.abspath(dest))
+    if os.path.isdir(dest):
+        return ["%s: %s is a directory; give the file to write" % (where, dest)]
+    if not os.path.isdir(folder):
+        return ["%s: the folder %s does not exist" % (where, folder)]
+    return []
+
+
+def download(data, dest, check_mode):
+    """Write ``data`` to ``dest`` when its content differs; ``changed`` only then."""
+    changed, old = write_if_changed(dest, data, check_mode)
+    digest = hashlib.sha256(data).hexdigest()
+    before = None if old is None else hashlib.sha256(old).hexdigest()
+    return {"dest": dest, "changed": changed, "size": len(data), "checksum": digest, "before": before,
+            "diff": {"before": before, "after": digest}}
+
+
+def select_monitor(client, status, tuner_id, muted, check_mode):
+    """Route a tuner to the monitor output (``POST /monitor``), unless it already is.
+    ``status``: ``GET /status``, read before anything was done."""
+    before = dev.monitor_from_device(status, client.get(dev.CONF))
+    after = {"tuner_id": tuner_id, "muted": bool(before["muted"]) if muted is None else muted}
+    changed = before != after
+    if changed and not check_mode:
+        client.post(dev.MONITOR, dev.monitor_body(after["tuner_id"], after["muted"]))
+    return {"changed": changed, "before": before, "after": after, "diff": {"before": before, "after": after}}
+
+
+def run_actions(module):
+    """fm_actions: downloads, then clearing the alert log, then the monitor output; each
+    only when asked for, and only after every option was checked. ``module`` writes the
+    files (temporary file, atomic move)."""
+    params, client, check_mode = module.params, module.client, module.check_mode
+    wanted = [what for what in ("alerts_csv", "mib") if params[what]]
+    problems = []
+    for what in wanted:
+        problems.extend(dest_problems(what + ".dest", params[what]["dest"]))
+    if params["monitor"] and params["monitor"]["tuner_id"] < 0:
+        problems.append("monitor.tuner_id: must be >= 0, got %d" % params["monitor"]["tuner_id"])
+    if problems:  # all found without the device: nothing is sent
+        raise InputError(problems)
+    status = None
+    if params["monitor"]:
+        tuner_id = params["monitor"]["tuner_id"]
+        status = client.get(dev.STATUS)
+        count = status.get("tuners")
+        if count is not None and tuner_id >= count:
+            raise InputError(["monitor.tuner_id: the device has no tuner %d (it has 0 to %d)" % (tuner_id, count - 1)])
+    result, parts = {}, {}
+    for what in wanted:
+        data = fetch(client, what, params[what].get("order", "asc"))
+        parts[what] = download(data, params[what]["dest"], check_mode)
+        result.setdefault("downloads", {})[what] = dict((k, v) for k, v in parts[what].items() if k != "diff")
+    if params["clear_alerts"]:
+        parts["alerts"] = clear_alerts(client, check_mode)
+        result["cleared"] = parts["alerts"]["cleared"]
+    if params["monitor"]:
+        parts["monitor"] = select_monitor(client, status, params["monitor"]["tuner_id"], params["monitor"]["muted"],
+                                          check_mode)
+        result["monitor"] = {"before": parts["monitor"]["before"], "after": parts["monitor"]["after"]}
+    result["changed"] = any(part["changed"] for part in parts.values())
+    result["diff"] = {side: dict((name, part["diff"][side]) for name, part in parts.items()) for side in ("before", "after")}
+    return result

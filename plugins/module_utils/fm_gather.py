@@ -1,0 +1,50 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What fm_info reads: one reader per subset. Paths and shapes are fm_device's."""
+
+from __future__ import annotations
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device as dev
+
+INFO_SUBSETS = ("status", "tuners", "stations", "alerts", "log", "playlist", "valid_bitrates", "network",
+                "datetime", "log_config", "conf")
+INFO_MINIMAL = ("status", "tuners")
+
+
+def read_alerts(client, query, all_pages):
+    """``{total, alerts, pages}`` of ``POST /alerts``: one page, or every page from the
+    query's offset on."""
+    body = dict(query)
+    page = client.request("POST", dev.ALERTS, body=body, idempotent=True)
+    alerts, pages = list(page["alerts"]), 1
+    while all_pages and body["limit"] and page["alerts"] and query["offset"] + len(alerts) < page["total"]:
+        body["offset"] = query["offset"] + len(alerts)
+        page = client.request("POST", dev.ALERTS, body=body, idempotent=True)
+        alerts.extend(page["alerts"])
+        pages += 1
+    return {"total": page["total"], "alerts": alerts, "pages": pages}
+
+
+def info_readers(client, alerts_query, all_pages, log_query):
+    """One reader per subset of fm_info, each a function of no arguments."""
+    def playlist():
+        text = client.request("GET", dev.PLAYLIST, raw=True).text
+        return {"tracks": dev.playlist_tracks(text), "xspf": text}
+
+    def valid_bitrates():
+        return client.get(dev.VALID_BITRATES).get("bitrates")
+
+    return {
+        "status": lambda: dev.status_from_device(client.get(dev.STATUS)),
+        "tuners": lambda: [dev.tuner_info(raw) for raw in client.get(dev.TUNERS)],
+        "stations": lambda: client.get(dev.STATIONS),
+        "alerts": lambda: read_alerts(client, alerts_query, all_pages),
+        "log": lambda: client.get(dev.SYSTEM_LOG, params={k: v for k, v in log_query.items() if v is not None}),
+        "playlist": playlist,
+        "valid_bitrates": valid_bitrates,
+        "network": lambda: client.get(dev.NETWORK),
+        "datetime": lambda: client.get(dev.DATETIME),
+        "log_config": lambda: client.get(dev.LOG_SETTINGS),
+        "conf": lambda: client.get(dev.CONF),
+    }
