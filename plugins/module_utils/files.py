@@ -79,25 +79,26 @@ def file_sha256(path):
     return digest.hexdigest()
 
 
-def download(client, path, dest, params=None, idempotent=True):
-    """Stream ``GET path`` to ``dest`` through a temporary file beside it (never the whole
-    body in memory); replace ``dest`` only when the content differs. Returns
-    ``(changed, {"dest", "size", "sha256"})``. Messages never carry the query (it may hold a
-    one-time token)."""
+def download(client, path, dest, params=None, idempotent=True, method="GET", body=None, check_mode=False):
+    """Stream the answer to ``method path`` (``body``: a query sent as JSON) to ``dest``
+    through a temporary file beside it (never the whole body in memory); replace ``dest``
+    only when the content differs, and in ``check_mode`` never. Returns ``(changed, {"dest",
+    "size", "sha256"})``. Messages never carry the query (it may hold a one-time token)."""
     folder = os.path.dirname(os.path.abspath(dest))
     handle, part = tempfile.mkstemp(prefix=".%s." % os.path.basename(dest), suffix=".part", dir=folder)
     digest, size = hashlib.sha256(), 0
     try:
         with os.fdopen(handle, "wb") as out:
-            response = client.request("GET", path, params=params, raw=True, stream=True, idempotent=idempotent)
+            response = client.request(method, path, body=body, params=params, raw=True, stream=True,
+                                      idempotent=idempotent)
             try:
                 chunks = response.iter_content(CHUNK)
                 while True:
                     try:
                         chunk = next(chunks, None)
                     except TransportError as err:
-                        raise DeviceError(UNREACHABLE, "GET %s: the transfer broke off after %d bytes (%s)" % (
-                            path, size, err)) from None
+                        raise DeviceError(UNREACHABLE, "%s %s: the transfer broke off after %d bytes (%s)" % (
+                            method, path, size, err)) from None
                     if chunk is None:
                         break
                     out.write(chunk)
@@ -105,8 +106,8 @@ def download(client, path, dest, params=None, idempotent=True):
                     size += len(chunk)
                 expected = response.headers.get("Content-Length")
                 if expected is not None and expected.isdigit() and int(expected) != size:
-                    raise DeviceError(UNREACHABLE, "GET %s: the transfer ended after %d of %s bytes" % (
-                        path, size, expected))
+                    raise DeviceError(UNREACHABLE, "%s %s: the transfer ended after %d of %s bytes" % (
+                        method, path, size, expected))
             finally:
                 response.close()
         sha256 = digest.hexdigest()
@@ -114,6 +115,9 @@ def download(client, path, dest, params=None, idempotent=True):
         if os.path.isfile(dest) and os.path.getsize(dest) == size and file_sha256(dest) == sha256:
             os.unlink(part)
             return False, info
+        if check_mode:
+            os.unlink(part)
+            return True, info
         _keep_mode(part, dest)
         os.replace(part, dest)
         return True, info

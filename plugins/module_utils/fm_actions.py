@@ -6,13 +6,12 @@ the alert log and the monitor output (fm_actions). Paths and shapes are fm_devic
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device as dev
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import BUSY, DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.files import write_if_changed
+from ansible_collections.broadcast.monitoring.plugins.module_utils.files import download as download_file, file_sha256
 
 
 # -- fm_station: actions on the station list ---------------------------------------------------
@@ -71,15 +70,6 @@ def clear_alerts(client, check_mode):
     return {"changed": bool(total), "cleared": total, "diff": {"before": total, "after": 0}}
 
 
-def fetch(client, what, order="asc"):
-    """The bytes of the alert CSV (``alerts_csv``) or the SNMP MIB (``mib``)."""
-    if what == "alerts_csv":
-        response = client.request("POST", dev.ALERTS_CSV, body={"order": order}, idempotent=True, raw=True)
-    else:
-        response = client.request("GET", dev.MIB, raw=True)
-    return response.content
-
-
 def dest_problems(where, dest):
     """Why ``dest`` cannot take a download (checked before anything is done)."""
     folder = os.path.dirname(os.path.abspath(dest))
@@ -90,13 +80,17 @@ def dest_problems(where, dest):
     return []
 
 
-def download(data, dest, check_mode):
-    """Write ``data`` to ``dest`` when its content differs; ``changed`` only then."""
-    changed, old = write_if_changed(dest, data, check_mode)
-    digest = hashlib.sha256(data).hexdigest()
-    before = None if old is None else hashlib.sha256(old).hexdigest()
-    return {"dest": dest, "changed": changed, "size": len(data), "checksum": digest, "before": before,
-            "diff": {"before": before, "after": digest}}
+def download(client, what, dest, order, check_mode):
+    """The alert CSV (``alerts_csv``) or the SNMP MIB (``mib``) streamed to ``dest``
+    (files.download), replacing it only when its content differs."""
+    before = file_sha256(dest) if os.path.isfile(dest) else None
+    if what == "alerts_csv":
+        changed, info = download_file(client, dev.ALERTS_CSV, dest, method="POST", body={"order": order},
+                                      check_mode=check_mode)
+    else:
+        changed, info = download_file(client, dev.MIB, dest, check_mode=check_mode)
+    return {"dest": dest, "changed": changed, "size": info["size"], "checksum": info["sha256"], "before": before,
+            "diff": {"before": before, "after": info["sha256"]}}
 
 
 def select_monitor(client, status, tuner_id, muted, check_mode):
@@ -132,8 +126,7 @@ def run_actions(module):
             raise InputError(["monitor.tuner_id: the device has no tuner %d (it has 0 to %d)" % (tuner_id, count - 1)])
     result, parts = {}, {}
     for what in wanted:
-        data = fetch(client, what, params[what].get("order", "asc"))
-        parts[what] = download(data, params[what]["dest"], check_mode)
+        parts[what] = download(client, what, params[what]["dest"], params[what].get("order", "asc"), check_mode)
         result.setdefault("downloads", {})[what] = dict((k, v) for k, v in parts[what].items() if k != "diff")
     if params["clear_alerts"]:
         parts["alerts"] = clear_alerts(client, check_mode)
