@@ -71,7 +71,9 @@ def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, fm):
     assert checked["diff"]["after"]["0"]["events"]["monday"] == DAY[:1]
     out = play.run([task("fm_schedule", fm, **wanted), task("fm_schedule", fm, state="gathered")], fm.name, diff=True)
     real = ok(out[0])
-    assert real["changes"] == checked["changes"] == [{"action": "update", "key": 0}, {"action": "update", "key": 6}]
+    assert real["changes"] == checked["changes"]
+    assert [(c["action"], c["key"]) for c in real["changes"]] == [("update", 0), ("update", 6)]
+    assert real["changes"][1]["differences"] == [{"path": "active", "current": False, "declared": True}]
     assert real["diff"] == checked["diff"]
     assert ok(out[1])["gathered"] == checked["after"]
     assert "22:00" in out.output  # the diff shows the removed event
