@@ -19,7 +19,7 @@ description:
     is read with a meaning for absent (an absent list as empty). Extra fields are ignored when reading and are not
     written back, except where a module writes a whole object back as it was read.
   - It only reads and never changes anything. Works with the V(user) role; an answer the role may not read is
-    reported in RV(summary.not_read) and makes RV(compatible) false.
+    reported in RV(summary) (C(not_read)) and makes RV(compatible) false.
   - The docs guide "First contact with a real device" explains how to read the report and where a difference is
     handled in the collection.
 author:
