@@ -18,7 +18,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.files import 
 def scan(client, tuner_id, wait, check_mode):
     """Band scan of one tuner (a request that returns when the scan ends, at most ``wait``
     seconds); ``changed`` when stations were added to the list."""
-    tuners = client.get(dev.STATUS).get("tuners")
+    tuners = dev.tuner_count(client.get(dev.STATUS))
     if tuners is not None and tuner_id >= tuners:
         raise InputError(["tuner_id: the device has no tuner %d (it has 0 to %d)" % (tuner_id, tuners - 1)])
     before = client.get(dev.STATIONS)
@@ -64,7 +64,7 @@ def delete_stations(client, station_ids, frequencies, everything, check_mode):
 # -- fm_actions ---------------------------------------------------------------------------------
 def clear_alerts(client, check_mode):
     """Empty the alert log; ``changed`` only when it held alerts."""
-    total = client.request("POST", dev.ALERTS, body=dev.alerts_query(limit=1), idempotent=True)["total"]
+    total = dev.alerts_total(client.request("POST", dev.ALERTS, body=dev.alerts_query(limit=1), idempotent=True))
     if total and not check_mode:
         client.delete(dev.ALERTS)
     return {"changed": bool(total), "cleared": total, "diff": {"before": total, "after": 0}}
@@ -121,7 +121,7 @@ def run_actions(module):
     if params["monitor"]:
         tuner_id = params["monitor"]["tuner_id"]
         status = client.get(dev.STATUS)
-        count = status.get("tuners")
+        count = dev.tuner_count(status)
         if count is not None and tuner_id >= count:
             raise InputError(["monitor.tuner_id: the device has no tuner %d (it has 0 to %d)" % (tuner_id, count - 1)])
     result, parts = {}, {}

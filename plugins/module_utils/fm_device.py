@@ -319,6 +319,26 @@ def monitor_from_device(status, conf):
     return {"tuner_id": tuner_id, "muted": None if mute is None else mute == MONITOR_MUTE[True]}
 
 
+def alerts_page(raw):
+    """One page of ``POST /alerts``: ``{total, alerts}``."""
+    return {"total": raw["total"], "alerts": list(raw["alerts"])}
+
+
+def alerts_total(raw):
+    """How many alerts a ``POST /alerts`` answer says match the query."""
+    return raw["total"]
+
+
+def bitrates_from_device(raw):
+    """``GET /valid_bitrates`` as a list of bitrates (None when the device lists none)."""
+    return raw.get("bitrates")
+
+
+def tuner_count(status):
+    """How many tuners ``GET /status`` says the device has (None when it does not say)."""
+    return status.get("tuners")
+
+
 #: names some firmware releases use instead of the document's (see the notes)
 STATUS_ALIASES = (("streamer_uptime", "xcast_uptime"),)
 VERSION_ALIASES = (("fpga_ver", "altera_ver"), ("streamer_ver", "xcast_ver"))

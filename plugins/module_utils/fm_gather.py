@@ -16,11 +16,11 @@ def read_alerts(client, query, all_pages):
     """``{total, alerts, pages}`` of ``POST /alerts``: one page, or every page from the
     query's offset on."""
     body = dict(query)
-    page = client.request("POST", dev.ALERTS, body=body, idempotent=True)
+    page = dev.alerts_page(client.request("POST", dev.ALERTS, body=body, idempotent=True))
     alerts, pages = list(page["alerts"]), 1
     while all_pages and body["limit"] and page["alerts"] and query["offset"] + len(alerts) < page["total"]:
         body["offset"] = query["offset"] + len(alerts)
-        page = client.request("POST", dev.ALERTS, body=body, idempotent=True)
+        page = dev.alerts_page(client.request("POST", dev.ALERTS, body=body, idempotent=True))
         alerts.extend(page["alerts"])
         pages += 1
     return {"total": page["total"], "alerts": alerts, "pages": pages}
@@ -33,7 +33,7 @@ def info_readers(client, alerts_query, all_pages, log_query):
         return {"tracks": dev.playlist_tracks(text), "xspf": text}
 
     def valid_bitrates():
-        return client.get(dev.VALID_BITRATES).get("bitrates")
+        return dev.bitrates_from_device(client.get(dev.VALID_BITRATES))
 
     return {
         "status": lambda: dev.status_from_device(client.get(dev.STATUS)),

@@ -268,7 +268,7 @@ class Tuners(TunerObjects):
     def bitrates(self):
         """The device's valid bitrates (read only when a bitrate is given)."""
         if self._bitrates is None:
-            self._bitrates = list(self.client.get(dev.VALID_BITRATES).get("bitrates") or dev.BITRATES)
+            self._bitrates = list(dev.bitrates_from_device(self.client.get(dev.VALID_BITRATES)) or dev.BITRATES)
         return self._bitrates
 
     def scheduled(self, tuner_id):

@@ -342,6 +342,16 @@ def alerts_query(options, page, per_page):
     return body
 
 
+def alerts_page(raw):
+    """One page of an alert query's answer: ``{page, per_page, total, items}``."""
+    return {"page": raw["page"], "per_page": raw["perPage"], "total": raw["total"], "items": list(raw["items"])}
+
+
+def cas_by_input(raw):
+    """``GET /statistics/cas`` as ``{input id: its conditional-access systems}``."""
+    return {entry["input_id"]: entry["systems"] for entry in raw}
+
+
 # stream data, metrics and system information (read by ts_info)
 INPUT_PIDS = "/api/inputs/%d/pids"
 INPUT_TABLES = "/api/inputs/%d/tables"

@@ -120,8 +120,9 @@ class Reader:
             "rf_metrics": self.rf_metrics,
             "statistics": self.statistics,
             "statistics_archive": self.archive,
-            "cas": lambda: {self.label(s["input_id"]): s["systems"] for s in get(dev.STATISTICS_CAS)
-                            if self.keep(s["input_id"])},
+            "cas": lambda: {self.label(input_id): systems
+                            for input_id, systems in dev.cas_by_input(get(dev.STATISTICS_CAS)).items()
+                            if self.keep(input_id)},
             "alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_ALERTS % raw["id"])),
             "ip_alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_IP_ALERTS % raw["id"])),
             "metric_ranges": lambda: get(dev.METRIC_RANGES),
@@ -175,12 +176,12 @@ class Reader:
         """One page when ``alerts.page`` is set, else every page (the most per request)."""
         options = self.params.get("alerts") or {}
         if options.get("page") is not None:
-            page = self.client.post(path, dev.alerts_query(options, options["page"], options.get("per_page") or 20),
-                                    idempotent=True)
-            return {"page": page["page"], "per_page": page["perPage"], "total": page["total"], "items": page["items"]}
+            return dev.alerts_page(self.client.post(
+                path, dev.alerts_query(options, options["page"], options.get("per_page") or 20), idempotent=True))
         items, total = [], 0
         for number in range(1, dev.ALERTS_PAGES_MAX + 1):
-            page = self.client.post(path, dev.alerts_query(options, number, dev.ALERTS_PER_PAGE_MAX), idempotent=True)
+            page = dev.alerts_page(self.client.post(path, dev.alerts_query(options, number, dev.ALERTS_PER_PAGE_MAX),
+                                                    idempotent=True))
             items.extend(page["items"])
             total = page["total"]
             if not page["items"] or len(items) >= total:

@@ -150,3 +150,15 @@ def test_compatibility_of_an_answer_with_the_declaration():
     assert found["confirmed"] == ["id"] and found["missing_required"] == ["name"] and found["elements"] == 2
     assert found["extra"] == ["x"]
     assert "not a list of objects" in compatibility(listed, {"id": 1})["error"]
+
+
+def test_paged_and_keyed_answers_become_the_collections_shapes():
+    page = answer("POST /api/inputs/1/alerts", {"page": 2, "perPage": 20, "total": 21, "items": [{"id": 9}]})
+    assert ts_device.alerts_page(page) == {"page": 2, "per_page": 20, "total": 21, "items": [{"id": 9}]}
+    with pytest.raises(ShapeError, match="POST /api/inputs/1/alerts: the answer has no field 'perPage'"):
+        ts_device.alerts_page(answer("POST /api/inputs/1/alerts", {"page": 1, "total": 0, "items": []}))
+    assert ts_device.cas_by_input([{"input_id": 3, "systems": [{"caid": 256}]}]) == {3: [{"caid": 256}]}
+    assert fm_device.alerts_page({"total": 1, "alerts": [{"type": 1}]}) == {"total": 1, "alerts": [{"type": 1}]}
+    assert fm_device.alerts_total({"total": 4}) == 4
+    assert fm_device.tuner_count({}) is None and fm_device.tuner_count({"tuners": 8}) == 8
+    assert fm_device.bitrates_from_device({"bitrates": [64, 128]}) == [64, 128]
