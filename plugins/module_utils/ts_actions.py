@@ -89,9 +89,9 @@ def _start(client, params, check_mode, dest):
         return {"changed": True, "card": card, "msg": "would start recording input %r" % raw["name"]}
     started = client.post(dev.RECORD_START % raw["id"], limits)
     names = _ids_to_names(inputs)
-    return {"changed": True, "recording": dev.card_from_device({"status": "recording", "recording": started},
-                                                               names)["recording"],
-            "card": _card(client, names), "msg": "recording input %r to %s" % (raw["name"], started["filename"])}
+    recording = dev.card_from_device({"status": "recording", "recording": started}, names)["recording"]
+    return {"changed": True, "recording": recording, "card": _card(client, names),
+            "msg": "recording input %r to %s" % (raw["name"], recording["filename"])}
 
 
 def _stop(client, params, check_mode, dest):
@@ -107,9 +107,8 @@ def _stop(client, params, check_mode, dest):
     if check_mode:
         return {"changed": True, "card": card, "msg": "would stop recording input %r (file %s)" % (
             rec["input"], rec["filename"])}
-    finished = client.get(dev.RECORD_STOP % raw["recording"]["input_id"], idempotent=False)
-    return {"changed": True, "file": {"filename": finished["filename"], "size": finished["size"],
-                                      "timestamp": finished.get("timestamp")},
+    finished = dev.finished_file(client.get(dev.RECORD_STOP % dev.recording_input_id(raw), idempotent=False))
+    return {"changed": True, "file": finished,
             "card": _card(client, names), "msg": "stopped recording input %r" % rec["input"]}
 
 

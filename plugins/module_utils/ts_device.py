@@ -309,6 +309,16 @@ def files_from_device(raw):
              "recording": bool(f.get("recording"))} for f in raw.get("files", [])]
 
 
+def recording_input_id(status):
+    """The device id of the input ``POST /sdcard/status`` says is recording."""
+    return status["recording"]["input_id"]
+
+
+def finished_file(raw):
+    """The answer of ``GET /record/stop/{id}``: the file written, {filename, size, timestamp}."""
+    return {"filename": raw["filename"], "size": raw["size"], "timestamp": raw.get("timestamp")}
+
+
 # statistics and alert logs
 STATISTICS_CURRENT = "/api/statistics/current"
 STATISTICS_ARCHIVE = "/api/statistics/archive"
