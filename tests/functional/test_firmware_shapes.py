@@ -26,10 +26,6 @@ def play(fleet, collections_path, tmp_path):
     return Play(fleet, collections_path, tmp_path)
 
 
-def writes(fleet, device):
-    return fleet.call(lambda: [r for r in device.requests if r["kind"] == "write"])
-
-
 def test_an_unknown_rf_field_settles_and_goes_back_in_an_update(play, fleet):
     if fleet.policy != "keep":
         pytest.skip("a device refusing unknown fields in writes cannot hold one written back")
@@ -46,7 +42,7 @@ def test_an_unknown_rf_field_settles_and_goes_back_in_an_update(play, fleet):
     fleet.call(ts.requests.clear)
     again = play.run([{"broadcast.monitoring.ts_input": dict(conn, config=[declared])}], ts.name)[0]
     assert again.get("failed") is not True and again["changed"] is False, again
-    assert writes(fleet, ts) == []
+    assert fleet.call(ts.writes) == []
     retuned = dict(declared, source={"rf": dict(RF, frequency=482000000)})
     out = play.run([{"broadcast.monitoring.ts_input": dict(conn, config=[retuned])}], ts.name)[0]
     assert out["changed"] is True, out
@@ -64,6 +60,6 @@ def test_remote_syslog_writes_known_fields_only(play, fleet):
                    ts.name)
     assert out[0].get("failed") is not True and out[0]["changed"] is True, out[0]
     assert out[1].get("failed") is not True and out[1]["changed"] is False, out[1]
-    sent = [r for r in writes(fleet, ts) if r["path"].endswith("/system/log/settings")]
+    sent = [r for r in fleet.call(ts.writes) if r["path"].endswith("/system/log/settings")]
     # one write, accepted: a strict device refuses a body that echoes "facility" (HTTP 400)
     assert len(sent) == 1 and sent[0]["status"] < 400, sent

@@ -14,6 +14,7 @@ import yaml
 
 from tests.simulator.fleet import running_fleet
 
+from .analyzer import writes
 from .conftest import ROOT, Play, connection
 
 VARIANTS = ("extra", "reordered")
@@ -43,10 +44,6 @@ def fleet(request):
 @pytest.fixture
 def play(fleet, collections_path, tmp_path):
     return Play(fleet, collections_path, tmp_path)
-
-
-def writes(fleet, device):
-    return fleet.call(lambda: [(r["method"], r["path"]) for r in device.requests if r["kind"] in ("write", "action")])
 
 
 @pytest.mark.parametrize("device_type", ["ts_analyzer", "fm_monitor"])
