@@ -2,7 +2,8 @@
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The whole declared state of one device in one task: a login, then each declared part's
-module in turn, run by Ansible where the task runs (check mode and diff mode passed on):
+module in turn, run where the task runs (check mode and diff mode passed on), in this
+process when it can be (plugin_utils/direct_execution.py):
 first every part in check mode (the plan), then, only when the whole plan holds, the parts
 it would change.
 One task per device instead of one per part: each task costs the controller a worker
@@ -13,9 +14,9 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.errors import UnsupportedError
-from ansible.plugins.action import ActionBase
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import ARGUMENT_SPEC, PASSED_ON
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.direct_execution import DirectExecutionAction
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import (
     PartError,
     joined,
@@ -33,7 +34,7 @@ COLLECTION = "broadcast.monitoring."
 DROPPED = ("invocation", "diff", "warnings", "deprecations")
 
 
-class ActionModule(ActionBase):
+class ActionModule(DirectExecutionAction):
     TRANSFERS_FILES = False
     _supports_check_mode = True
     _supports_diff = True

@@ -55,12 +55,19 @@ class Play:
     def device(self, name):
         return self.sim.fleet.by_name(name)
 
-    def run(self, tasks, host, check=False, diff=False, extra_vars=None, verbosity=0, env=None, module_defaults=None):
+    def run(self, tasks, host, check=False, diff=False, extra_vars=None, verbosity=0, env=None, module_defaults=None,
+            cwd=None, other_hosts=None):
+        """``other_hosts``: {name: host variables} of hosts to add to the fleet's inventory
+        (a jump host to delegate to); ``cwd``: where ansible-playbook runs (relative paths)."""
         self.runs += 1
         out = self.workdir / ("results-%d" % self.runs)
         out.mkdir()
         inventory = self.workdir / ("inventory-%d.yml" % self.runs)
         self.sim.write_inventory(str(inventory))
+        if other_hosts:
+            data = yaml.safe_load(inventory.read_text())
+            data["all"].setdefault("hosts", {}).update(other_hosts)
+            inventory.write_text(yaml.safe_dump(data, sort_keys=False))
         wrapped, names = [], []
         for index, task in enumerate(tasks):
             names.append(task.get("register", "result_%d" % index))  # a task's own name is kept
@@ -82,7 +89,7 @@ class Play:
         # --diff always: the secrets search covers what diffs show (``diff`` is kept for callers' intent)
         options = (["--check"] if check else []) + ["--diff"]
         proc = ansible_playbook(self.sim, self.collections_path, self.workdir,
-                                ["-i", str(inventory), str(playbook)] + options, verbosity=verbosity, env=env)
+                                ["-i", str(inventory), str(playbook)] + options, verbosity=verbosity, env=env, cwd=cwd)
         result_file = out / ("%s.json" % host)
         if not result_file.exists():
             raise AssertionError("playbook did not finish:\n%s\n%s" % (proc.stdout, proc.stderr))
