@@ -29,7 +29,7 @@ import os
 import traceback
 
 from ansible.errors import AnsibleActionFail
-from ansible.module_utils import basic
+from ansible.module_utils import _internal as module_runtime, basic
 from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
@@ -84,18 +84,23 @@ def run_in_process(module_name, arguments, environment):
 @contextlib.contextmanager
 def _as_a_module_process(payload, environment):
     """This process, for the time of one module, as the module's own process would be: the
-    module's arguments in ansible-core's module globals, no warnings from before, the task's
-    environment; all of it put back afterwards."""
+    module's arguments in ansible-core's module globals, module_utils on the module's side,
+    no warnings from before, the task's environment; all of it put back afterwards."""
     saved_environment, saved_cwd = dict(os.environ), os.getcwd()
     saved_arguments = (basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE)
+    saved_side = module_runtime.is_controller
     saved_warnings = (dict(module_warnings._global_warnings), dict(module_warnings._global_deprecations))
     module_warnings._global_warnings.clear()
     module_warnings._global_deprecations.clear()
     os.environ.update(environment)
     basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE = payload, PROFILE
+    # module side: warnings and deprecations go into the result, as a module process's do,
+    # instead of straight to the controller's display
+    module_runtime.is_controller = False
     try:
         yield
     finally:
+        module_runtime.is_controller = saved_side
         basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE = saved_arguments
         for registry, saved in zip((module_warnings._global_warnings, module_warnings._global_deprecations),
                                    saved_warnings):

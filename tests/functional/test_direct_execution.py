@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from tests.functional.analyzer import Api
 from tests.functional.conftest import EXAMPLE_VARS, Play, connection, module_examples
 from tests.reliability import test_bad_input as bad_input
 from tests.simulator.fleet import running_fleet
@@ -245,3 +246,37 @@ def test_bad_input_gives_the_same_results_both_ways(twins, collections_path, tmp
     out = run_both(twins, collections_path, tmp_path, tasks_for, host)
     assert differences(out) == []
     assert all(result.get("failed") for result in out["direct"])
+
+
+def test_warnings_and_partial_failures_are_the_same_both_ways(twins, collections_path, tmp_path):
+    """A warning (an analyzer holding two inputs of one name) and a write failing halfway
+    (the update of an existing input refused by a device error): the same results."""
+    mux = {"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5002}}}
+    new = {"name": "Mux 2", "source": {"multicast": {"address": "239.1.1.2", "port": 5000}}}
+    plain = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000}}}
+    for fleet in twins.values():
+        device = fleet.fleet.by_name("ts-001")
+        fleet.call(device.reset)
+        Api(device).add_input("Mux 1", plain)
+        Api(device).add_input("Mux 1", plain)
+
+    def tasks_for(fleet):
+        args = connection(fleet.fleet.by_name("ts-001"))
+        return [{"broadcast.monitoring.ts_input": dict(args, config=[], state="gathered")}]
+    out = run_both(twins, collections_path, tmp_path, tasks_for, "ts-001")
+    assert differences(out) == []
+    assert "several inputs with one name" in out["direct"][0]["warnings"][0]
+
+    for fleet in twins.values():
+        device = fleet.fleet.by_name("ts-001")
+        fleet.call(device.reset)
+        Api(device).add_input("Mux 1", plain)
+        fleet.call(device.faults.add, {"kind": "error", "count": 1, "path": "/api/inputs/1"})
+
+    def writes_for(fleet):
+        args = connection(fleet.fleet.by_name("ts-001"))
+        return [{"broadcast.monitoring.ts_input": dict(args, config=[mux, new])}]
+    out = run_both(twins, collections_path, tmp_path, writes_for, "ts-001")
+    assert differences(out) == []
+    failed = out["direct"][0]
+    assert failed["failed"] is True and "not written" in failed["msg"] and "not_written" in failed, failed

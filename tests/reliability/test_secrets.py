@@ -6,11 +6,14 @@ appears (tests/functional/conftest.py: leak_watch). This file adds ANSIBLE_DEBUG
 makes ansible-core trace every module's raw arguments and raw output, no_log or not. So here
 the credentials reach the modules the way an AWX credential passes them: through
 BROADCAST_MONITORING_* environment variables, never as module arguments; and the roles run
-with login_once false, so no token is handed from one task to the next.
+with login_once false, so no token is handed from one task to the next. Each scenario runs
+both ways a module can run: in the controller's process (direct execution, the default) and
+as a module process.
 """
 
 import os
 
+import pytest
 import requests
 import yaml
 
@@ -23,8 +26,18 @@ FM_ADMIN, FM_USER = "Fm-Admin-8a1c3e", "Fm-User-6e9b2d"
 CANARY = "Canary-Input-4c8e"  # not a secret: proves the search sees the traced module arguments
 
 
-def debug_env(**variables):
-    env = {"ANSIBLE_DEBUG": "1"}
+@pytest.fixture(params=["direct", "module process"])
+def execution(request):
+    """Environment variables for one way of running modules."""
+    return {} if request.param == "direct" else {"BROADCAST_MONITORING_DIRECT_EXECUTION": "false"}
+
+
+def way(execution):
+    return "module process" if execution else "direct execution"
+
+
+def debug_env(execution, **variables):
+    env = dict(execution, ANSIBLE_DEBUG="1")
     env.update(("BROADCAST_MONITORING_" + k.upper(), str(v)) for k, v in variables.items())
     return env
 
@@ -56,16 +69,17 @@ def scan(sim, devices, text, extra):
     return secrets, found
 
 
-def run_debug(play, device, tasks, check=False, **credentials):
+def run_debug(play, device, tasks, execution, check=False, **credentials):
     log = play.workdir / ("debug-%d.log" % (play.runs + 1))
-    env = dict(debug_env(**credentials), ANSIBLE_LOG_PATH=str(log))
+    env = dict(debug_env(execution, **credentials), ANSIBLE_LOG_PATH=str(log))
     out = play.run(tasks, device.name, check=check, diff=True, verbosity=4, module_defaults=at(device), env=env)
     text = out.output + log.read_text(errors="replace")
     assert "_execute_module" in text  # ANSIBLE_DEBUG really traced the module calls
+    assert ("runs in the controller's process" in text) is (execution == {})
     return out, text
 
 
-def test_analyzer_modules_with_ansible_debug(play, sim, ts, tmp_path):
+def test_analyzer_modules_with_ansible_debug(play, sim, ts, tmp_path, execution):
     set_passwords(sim, ts, TS_ADMIN, TS_USER)
     mux = {"name": CANARY, "source": {"multicast": {"address": "239.1.1.1", "port": 5000}}}
     tasks = [
@@ -81,8 +95,8 @@ def test_analyzer_modules_with_ansible_debug(play, sim, ts, tmp_path):
         {"name": "refused value", "broadcast.monitoring.ts_input": {"config": [dict(mux, alert_profile="Nope")]}},
     ]
     new_user = "Ts-User-New-77c1"
-    checked, checked_text = run_debug(play, ts, tasks, check=True, password=TS_ADMIN, new_password=new_user)
-    out, text = run_debug(play, ts, tasks, password=TS_ADMIN, new_password=new_user)
+    checked, checked_text = run_debug(play, ts, tasks, execution, check=True, password=TS_ADMIN, new_password=new_user)
+    out, text = run_debug(play, ts, tasks, execution, password=TS_ADMIN, new_password=new_user)
     assert [r.get("failed", False) for r in out.results] == [False] * 8 + [True]
     assert out[7]["changed"] is True and out[0]["changed"] is True
     assert CANARY in text  # the trace holds module arguments: a secret argument would be found
@@ -91,18 +105,18 @@ def test_analyzer_modules_with_ansible_debug(play, sim, ts, tmp_path):
     assert found == []
 
 
-def test_failure_paths_with_ansible_debug(play, sim, ts, fm):
+def test_failure_paths_with_ansible_debug(play, sim, ts, fm, execution):
     """Wrong password, a token made invalid by a factory reset, the user role writing, and
     a device error: each fails, clearly, and none shows a secret."""
     set_passwords(sim, fm, FM_ADMIN, FM_USER)
     stale = token_for(fm, FM_ADMIN)
     write = {"name": "logging", "broadcast.monitoring.device_logging": {"device_type": "fm_monitor", "level": "error"}}
-    wrong, wrong_text = run_debug(play, fm, [write], password=FM_ADMIN + "-wrong")
-    as_user, user_text = run_debug(play, fm, [write], password=FM_USER, role="user")
+    wrong, wrong_text = run_debug(play, fm, [write], execution, password=FM_ADMIN + "-wrong")
+    as_user, user_text = run_debug(play, fm, [write], execution, password=FM_USER, role="user")
     sim.call(fm.faults.add, {"kind": "error", "count": 1, "path": "/api/conf/log"})
-    failing, failing_text = run_debug(play, fm, [write], password=FM_ADMIN)
+    failing, failing_text = run_debug(play, fm, [write], execution, password=FM_ADMIN)
     sim.call(fm.reset)  # factory reset: the token issued above is no longer valid
-    invalid, invalid_text = run_debug(play, fm, [write], token=stale)
+    invalid, invalid_text = run_debug(play, fm, [write], execution, token=stale)
     results = {"wrong password": wrong[0], "user role write": as_user[0], "device error": failing[0],
                "token invalid after a factory reset": invalid[0]}
     assert all(r["failed"] is True for r in results.values())
@@ -114,10 +128,10 @@ def test_failure_paths_with_ansible_debug(play, sim, ts, fm):
     secrets, found = scan(sim, [fm], text, [FM_ADMIN, FM_USER, FM_ADMIN + "-wrong", stale])
     assert stale in secrets and found == []
     for case, result in sorted(results.items()):
-        figures.row(SECTION, "ANSIBLE_DEBUG, %s" % case, "failed (%s), no secret shown" % result["error"]["kind"])
+        figures.row(SECTION, "ANSIBLE_DEBUG, %s, %s" % (way(execution), case), "failed (%s), no secret shown" % result["error"]["kind"])
 
 
-def test_site_playbook_with_ansible_debug_and_login_once_false(sim, collections_path, tmp_path):
+def test_site_playbook_with_ansible_debug_and_login_once_false(sim, collections_path, tmp_path, execution):
     ts_dev, fm_dev = sim.fleet.by_name("ts-002"), sim.fleet.by_name("fm-002")
     for device, admin in ((ts_dev, "Site-Ts-3e7a"), (fm_dev, "Site-Fm-9c4d")):
         sim.call(device.reset)
@@ -136,7 +150,7 @@ def test_site_playbook_with_ansible_debug_and_login_once_false(sim, collections_
     texts = []
     for name, device, admin in (("ts", ts_dev, "Site-Ts-3e7a"), ("fm", fm_dev, "Site-Fm-9c4d")):
         log = tmp_path / ("site-%s.log" % name)
-        env = dict(debug_env(password=admin), ANSIBLE_LOG_PATH=str(log))
+        env = dict(debug_env(execution, password=admin), ANSIBLE_LOG_PATH=str(log))
         args = ["-i", str(inventory), "--limit", device.name, "--diff", os.path.join(ROOT, "playbooks", "site.yml")]
         proc = ansible_playbook(sim, collections_path, tmp_path, args, env=env)
         assert proc.returncode == 0, proc.output[-3000:]
@@ -144,4 +158,4 @@ def test_site_playbook_with_ansible_debug_and_login_once_false(sim, collections_
         texts.append(proc.output + log.read_text(errors="replace"))
     secrets, found = scan(sim, [ts_dev, fm_dev], "".join(texts), [])
     assert len(secrets) > 6 and found == []
-    figures.row(SECTION, "ANSIBLE_DEBUG, site.yml with login_once false", "converged, no secret shown")
+    figures.row(SECTION, "ANSIBLE_DEBUG, %s, site.yml with login_once false" % way(execution), "converged, no secret shown")
