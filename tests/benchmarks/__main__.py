@@ -1,11 +1,15 @@
-"""Fleet benchmark: ours (site.yml, audit.yml) against the ping floor and a plain uri baseline.
+"""Fleet benchmark: ours (site.yml, audit.yml; modules run in the controller's process, and
+again as module processes) against the ping floor and a plain uri baseline.
 
     python -m tests.benchmarks [--sizes 10,30,100] [--quick] [--mitogen|--no-mitogen]
+                               [--baseline-sizes 10] [--scale 1000]
                                [--forks 10] [--out docs/performance.json] [--workdir build/bench]
 
 The largest size is the headline: every case runs there (linear and, when mitogen is
 installed, mitogen strategy), with the audit and the single-module measurement; the smaller
-sizes run ours, the floor and the baseline for the plot. A benchmark, not a test: it exits 0
+sizes run ours both ways, the floor and (at --baseline-sizes, default all) the baseline for
+the plot. --scale N adds one fleet of N devices (one simulator process) where ours converges
+and runs again, for the time and memory of a large fleet. A benchmark, not a test: it exits 0
 whether or not the targets hold, and writes the verdicts into the JSON and docs/performance.md.
 """
 
@@ -35,6 +39,9 @@ def parse_args(argv):
     parser.add_argument("--mitogen", dest="mitogen", action="store_true", default=None,
                         help="also run the headline size under the mitogen strategy (default: when installed)")
     parser.add_argument("--no-mitogen", dest="mitogen", action="store_false")
+    parser.add_argument("--baseline-sizes", help="comma-separated sizes at which the uri baseline runs (default:"
+                                                 " every size); it is by far the slowest case")
+    parser.add_argument("--scale", type=int, help="also converge and re-run ours on one fleet of this many devices")
     parser.add_argument("--forks", type=int, default=10, help="ansible forks for every run (default %(default)s)")
     parser.add_argument("--out", help="results JSON; the Markdown and PNG go next to it (default"
                                       " docs/performance.json, with --quick build/bench/quick.json)")
@@ -47,6 +54,8 @@ def parse_args(argv):
         args.sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
     else:
         args.sizes = list(QUICK_SIZES if args.quick else DEFAULT_SIZES)
+    args.baseline_sizes = (sorted({int(s) for s in args.baseline_sizes.split(",") if s.strip()})
+                           if args.baseline_sizes else list(args.sizes))
     if not args.sizes or min(args.sizes) < 2:
         parser.error("--sizes: each size must be at least 2 (one analyzer and one FM monitor)")
     args.out_given = bool(args.out)
@@ -108,8 +117,10 @@ def run_size(devices, args, ansible, sizes):
         fleet = cases.Fleet(sim, ansible, inventory, "n%d" % devices, main_label)
         reference = fleet.ours("linear", audit=headline)
         invocations = cases.ours_invocations(fleet.records[1])
-        converge_here = devices == min(sizes)
-        fleet.baseline("linear", reference, ("converge", "idempotent") if converge_here else ("idempotent",))
+        fleet.ours("linear", audit=False, reference=reference, case="ours-module")
+        if devices in args.baseline_sizes:
+            converge_here = devices == min(args.baseline_sizes)
+            fleet.baseline("linear", reference, ("converge", "idempotent") if converge_here else ("idempotent",))
         fleet.floor("linear", invocations)
         if headline and args.mitogen:
             fleet.ours("mitogen", audit=True, reference=reference)
@@ -138,6 +149,24 @@ def run_size(devices, args, ansible, sizes):
     finally:
         sim.stop()
     return records, measured
+
+
+def run_scale(devices, ansible):
+    """Ours on one large fleet: converge, then the idempotent run (time, CPU, peak memory)."""
+    ts = (devices + 1) // 2
+    workdir = os.path.join(ansible.workdir, "scale-%d" % devices)
+    os.makedirs(workdir, exist_ok=True)
+    print("\n== scale: %d devices (%d TS analyzers, %d FM monitors), one simulator process" % (devices, ts, devices - ts))
+    sim = fleet_bench.Simulator(workdir, ts, devices - ts).start()
+    try:
+        inventory = config.write_group_vars(os.path.join(workdir, "inventory-full"), config.SIZES["full"])
+        fleet = cases.Fleet(sim, ansible, inventory, "n%d" % devices, "full")
+        fleet.ours("linear", audit=False)
+        for record in fleet.records:
+            record["scale"] = True
+        return fleet.records
+    finally:
+        sim.stop()
 
 
 def rewrite(path, out=None):
@@ -174,6 +203,8 @@ def main(argv=None):
         measured = probe_result or measured
         # what is measured so far survives an interrupted run
         report.write_json(os.path.join(workdir, "partial.json"), {"runs": records, "module_process": measured})
+    if args.scale:
+        records += run_scale(args.scale, ansible)
     main_config = "small" if args.quick else "full"
     targets = report.evaluate(records, headline, measured, main_config)
     report.print_targets(targets)

@@ -1,7 +1,9 @@
-"""The three cases of the benchmark, run against one simulated fleet.
+"""The cases of the benchmark, run against one simulated fleet.
 
 - ours: playbooks/site.yml with the device roles, first from factory state (converge), then
-  again (idempotent), then playbooks/audit.yml;
+  again (idempotent), then playbooks/audit.yml; the modules run in the controller's process
+  (direct execution, the default);
+- ours-module: the same with direct execution turned off: every module a process of its own;
 - floor: as many ansible.builtin.ping invocations per device as ours made, same inventory;
 - baseline: tests/benchmarks/baseline.yml (plain uri tasks) from factory state, then again.
 
@@ -19,6 +21,8 @@ SITE = os.path.join(fleet_bench.ROOT, "playbooks", "site.yml")
 AUDIT = os.path.join(fleet_bench.ROOT, "playbooks", "audit.yml")
 BASELINE = os.path.join(fleet_bench.HERE, "baseline.yml")
 KINDS = ("login", "read", "write", "action", "total")
+#: the environment of each way of running the modules
+EXECUTION = {"ours": {}, "ours-module": {"BROADCAST_MONITORING_DIRECT_EXECUTION": "false"}}
 
 
 def _group(host):
@@ -53,12 +57,13 @@ class Fleet:
         self.size_label, self.config_label = size_label, config_label
         self.records = []
 
-    def run(self, playbook, case, phase, strategy, extra=()):
+    def run(self, playbook, case, phase, strategy, extra=(), env_extra=None):
         label = "%s-%s-%s-%s-%s" % (self.size_label, self.config_label, strategy, case, phase)
         print("  %-44s" % label, end="", flush=True)
         load_before = os.getloadavg()[0]  # other work on the machine makes wall times noisy: record it
         sim_before = self.sim.cpu_seconds()
-        result = self.ansible.playbook(playbook, [self.sim.inventory, self.inventory_dir], strategy, label, extra)
+        result = self.ansible.playbook(playbook, [self.sim.inventory, self.inventory_dir], strategy, label, extra,
+                                       env_extra)
         sim_cpu = self.sim.cpu_seconds() - sim_before
         counters = self.sim.counters()
         invocations, requests_by_kind = per_device(result["counts"], counters, self.sim.devices)
@@ -70,6 +75,10 @@ class Fleet:
             "failed_hosts": sorted(h for h, c in hosts.items() if c["failed"] or c["unreachable"]),
             "changed_hosts": sorted(h for h, c in hosts.items() if c["changed"] and _group(h)),
             "invocations_per_device": invocations, "requests_per_device": requests_by_kind,
+            "module_processes_per_device": round(result["module_processes"]["ours"] / len(self.sim.devices), 3),
+            "other_module_processes": result["module_processes"]["other"],
+            "all_module_processes_per_device": round(sum(result["module_processes"].values()) / len(self.sim.devices), 3),
+            "peak_rss_mb": round(result["peak_rss_mb"], 1), "sim_peak_rss_mb": self.sim.peak_rss_mb(),
             "logins_max": max((c.get("login", 0) for c in counters.values()), default=0),
             "logins_min": min((c.get("login", 0) for c in counters.values()), default=0),
             "load_1m_before": round(load_before, 2), "load_1m_after": round(os.getloadavg()[0], 2),
@@ -81,25 +90,27 @@ class Fleet:
         if result["rc"] != 0 or not hosts:
             record["failed_hosts"] = record["failed_hosts"] or ["(run failed)"]
             print("\n!!! %s failed (rc=%d); log: %s\n%s" % (label, result["rc"], result["log"], result["tail"][-1500:]))
-        print("wall %7.1f s  cpu %7.1f s  sim cpu %5.1f s  inv/dev %5.1f  req/dev %5.1f (writes %.1f)" % (
+        print("wall %7.1f s  cpu %7.1f s  sim cpu %5.1f s  inv/dev %5.1f  proc/dev %4.1f  req/dev %5.1f (writes %.1f)" % (
             record["wall_s"], record["cpu_s"], record["sim_cpu_s"], invocations.get("all", 0),
-            requests_by_kind["all"]["total"], requests_by_kind["all"]["write"]))
+            record["all_module_processes_per_device"], requests_by_kind["all"]["total"], requests_by_kind["all"]["write"]))
         self.records.append(record)
         return record
 
-    def ours(self, strategy, audit=True, reference=None):
-        """Converge, idempotent run and audit; returns the devices' state after converging."""
+    def ours(self, strategy, audit=True, reference=None, case="ours"):
+        """Converge, idempotent run and audit; returns the devices' state after converging.
+        ``case``: ours (direct execution) or ours-module (module processes)."""
+        env = EXECUTION[case]
         self.sim.reset()
-        converge = self.run(SITE, "ours", "converge", strategy)
+        converge = self.run(SITE, case, "converge", strategy, env_extra=env)
         state = self.sim.snapshot()
         if reference is not None:
-            converge["state_mismatches"] = self.compare(reference, state, "ours (%s) after converge" % strategy)
+            converge["state_mismatches"] = self.compare(reference, state, "%s (%s) after converge" % (case, strategy))
         self.sim.clear()
-        self.run(SITE, "ours", "idempotent", strategy)
+        self.run(SITE, case, "idempotent", strategy, env_extra=env)
         if audit:
             self.sim.clear()
             report = os.path.join(self.ansible.workdir, "audit-%s-%s.json" % (self.size_label, strategy))
-            self.run(AUDIT, "ours", "audit", strategy, extra=("-e", "audit_report=%s" % report))
+            self.run(AUDIT, case, "audit", strategy, extra=("-e", "audit_report=%s" % report), env_extra=env)
         return state
 
     def floor(self, strategy, invocations):

@@ -82,7 +82,8 @@ def role_vars(size):
               for day in WEEKDAYS}
     for tuner_id in range(size["tuners"]):
         spec = _tuner(tuner_id)
-        tuner = {key: spec[key] for key in ("tuner_id", "name", "frequency", "operating_state")}
+        # no operating_state: the active schedule sets it (the role refuses both on one tuner)
+        tuner = {key: spec[key] for key in ("tuner_id", "name", "frequency")}
         if spec["stream"]:
             tuner["stream"] = spec["stream"]
         tuners.append(tuner)

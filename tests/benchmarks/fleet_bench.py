@@ -27,6 +27,8 @@ BIN = os.path.dirname(sys.executable)
 FIRST_ADDRESS = "127.0.80.1"
 TIME_SCALE = 0.01
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+#: the names of this collection's modules
+OUR_MODULES = {name[:-3] for name in os.listdir(os.path.join(ROOT, "plugins", "modules")) if name.endswith(".py")}
 #: one simulated device: its inventory name, device type and base URL
 Device = collections.namedtuple("Device", "name kind base")
 
@@ -85,6 +87,14 @@ class Simulator:
                 self.proc.wait()
         self.log.close()
 
+    def peak_rss_mb(self):
+        """The simulator process's peak resident memory so far."""
+        with open("/proc/%d/status" % self.proc.pid, encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+        return None
+
     def cpu_seconds(self):
         """User + system CPU seconds the simulator process has used so far."""
         with open("/proc/%d/stat" % self.proc.pid, encoding="ascii") as handle:
@@ -139,7 +149,8 @@ def _snapshot(http, kind, base):
         return {"snmp": get("/api/snmp/settings"), "profiles": sorted(({"name": p["name"], "entries": p["entries"]}
                                                                        for p in profiles), key=lambda p: p["name"]),
                 "inputs": sorted(inputs, key=lambda i: i["name"])}
-    volatile = ("tuned", "signal_ok", "quality", "rds", "station_id")
+    # state: the active schedule sets the operating state by the time of day
+    volatile = ("tuned", "signal_ok", "quality", "rds", "station_id", "state")
     tuners = []
     for raw in get("/api/tuners/all"):
         tuner = {k: v for k, v in raw.items() if k not in volatile}
@@ -195,14 +206,27 @@ class Ansible:
             env["ANSIBLE_STRATEGY"] = "mitogen_linear"
         return env
 
-    def playbook(self, playbook, inventories, strategy, label, extra=()):
-        """One ansible-playbook run: wall and CPU seconds, exit code, per-host counts."""
+    def counted_interpreter(self):
+        """An interpreter for modules that notes each module process it starts (in the file
+        $BENCH_PROCESS_LOG) and then runs this Python: direct execution starts none."""
+        path = os.path.join(self.workdir, "counted-python")
+        if not os.path.exists(path):
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write('#!/bin/sh\necho "$@" >> "$BENCH_PROCESS_LOG"\nexec %s "$@"\n' % sys.executable)
+            os.chmod(path, 0o755)
+        return path
+
+    def playbook(self, playbook, inventories, strategy, label, extra=(), env_extra=None):
+        """One ansible-playbook run: wall and CPU seconds, exit code, per-host counts, module
+        processes started, the largest process's peak memory."""
         self.runs += 1
         stem = os.path.join(self.workdir, "%02d-%s" % (self.runs, label))
         env = self.environment(strategy)
         env["BENCH_COUNT_FILE"] = stem + ".counts.json"
+        env["BENCH_PROCESS_LOG"] = stem + ".processes"
+        env.update(env_extra or {})
         command = [os.path.join(BIN, "ansible-playbook"), playbook] + [a for i in inventories for a in ("-i", i)]
-        command += list(extra)
+        command += ["-e", "ansible_python_interpreter=%s" % self.counted_interpreter()] + list(extra)
         with open(stem + ".log", "w", encoding="utf-8") as log:
             started = time.perf_counter()
             proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -217,8 +241,15 @@ class Ansible:
             counts, tasks = found["hosts"], found["tasks"]
         with open(stem + ".log", encoding="utf-8") as handle:
             tail = handle.read()[-3000:]
+        processes = {"ours": 0, "other": 0}  # of this collection's modules; of others (ping, copy of a report)
+        if os.path.exists(stem + ".processes"):
+            with open(stem + ".processes", encoding="utf-8") as handle:
+                for line in handle:
+                    if "AnsiballZ_" in line:
+                        name = line.split("AnsiballZ_", 1)[1].split(".py", 1)[0]
+                        processes["ours" if name in OUR_MODULES else "other"] += 1
         return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "rc": proc.returncode, "counts": counts,
-                "tasks": tasks,
+                "tasks": tasks, "module_processes": processes, "peak_rss_mb": usage.ru_maxrss / 1024.0,
                 "log": stem + ".log", "tail": tail}
 
 

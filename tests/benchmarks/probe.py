@@ -56,7 +56,8 @@ def _keep_payloads(ansible, sim, inventory_dir, module_args, workdir):
         yaml.safe_dump(play, handle, sort_keys=False)
     remote_tmp = tempfile.mkdtemp(prefix="bench-payloads-", dir=workdir)
     env = ansible.environment("linear")
-    env.update(ANSIBLE_KEEP_REMOTE_FILES="1", ANSIBLE_REMOTE_TMP=remote_tmp)
+    # a module process is what is measured here: direct execution off
+    env.update(ANSIBLE_KEEP_REMOTE_FILES="1", ANSIBLE_REMOTE_TMP=remote_tmp, BROADCAST_MONITORING_DIRECT_EXECUTION="false")
     command = [os.path.join(fleet_bench.BIN, "ansible-playbook"), playbook, "-i", sim.inventory, "-i", inventory_dir]
     proc = subprocess.run(command, cwd=fleet_bench.ROOT, env=env, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
