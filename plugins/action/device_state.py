@@ -16,8 +16,10 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.errors import UnsupportedError
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import ARGUMENT_SPEC, PASSED_ON
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.direct_execution import DirectExecutionAction
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.direct_execution import DirectExecutionAction, preload
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.role_variables import refusal
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import (
+    PARTS,
     PartError,
     joined,
     module_args,
@@ -29,6 +31,11 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts i
 )
 
 COLLECTION = "broadcast.monitoring."
+
+# The strategy loads this file in Ansible's main process before it forks the workers: the part
+# modules imported now are in every worker already (a fleet run imports them once, not once
+# per device).
+preload(sorted({part.module for parts in PARTS.values() for part in parts} | {"device_login"}))
 
 # what a part's result keeps: the rest is Ansible's bookkeeping, or the diff, which goes to the top
 DROPPED = ("invocation", "diff", "warnings", "deprecations")
@@ -48,6 +55,12 @@ class ActionModule(DirectExecutionAction):
                 ("unsupported option " if isinstance(error, UnsupportedError) else "") + error.msg
                 for error in validation.errors.errors))
         args = validation.validated_parameters
+        if args["check_role_variables"]:
+            if self._task._role is None:
+                return dict(result, failed=True, msg="check_role_variables: the task is not part of a role")
+            unknown = refusal(self._task._role, task_vars)
+            if unknown:
+                return dict(result, failed=True, changed=False, unknown=unknown[0], msg=unknown[1])
         try:
             declared = plan(args["device_type"], args["parts"])
             options = {"purge": purge_of(args["device_type"], args["purge"], args["purge_parts"]),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.role_variables import role_names, unknown_variables
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.role_variables import refusal
 
 
 class ActionModule(ActionBase):
@@ -30,15 +30,8 @@ class ActionModule(ActionBase):
         unexpected = set(self._task.args) - {"play_variables"}
         if unexpected or not isinstance(extra, list):
             raise AnsibleActionFail("role_variables takes only play_variables, a list of names")
-        name = role.get_name(include_role_fqcn=False)
-        known, internal = role_names(role._role_path)
-        problems = unknown_variables(name + "_", task_vars or {}, known | set(extra), internal)
         result["changed"] = False
-        if problems:
-            result.update(failed=True, unknown=[problem[0] for problem in problems],
-                          msg="role %s: %s; nothing was run (the role's variables are in its README and"
-                              " meta/argument_specs.yml)" % (name, "; ".join(
-                                  "%s is not a variable of this role%s" % (
-                                      unknown, " (did you mean %s?)" % close if close else "")
-                                  for unknown, close in problems)))
+        refused = refusal(role, task_vars, extra)
+        if refused:
+            result.update(failed=True, unknown=refused[0], msg=refused[1])
         return result

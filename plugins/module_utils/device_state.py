@@ -21,4 +21,5 @@ ARGUMENT_SPEC = dict(
     purge_parts=dict(type="dict", default={}),
     reboot=dict(type="bool", default=False),
     login_once=dict(type="bool", default=True),
+    check_role_variables=dict(type="bool", default=False),
 )

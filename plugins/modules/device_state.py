@@ -83,6 +83,13 @@ options:
     description: Reboot after a network change (C(reboot) of M(broadcast.monitoring.device_network)).
     type: bool
     default: false
+  check_role_variables:
+    description:
+      - Run inside a role, first refuse the host's variables with the role's prefix that the role does not know, as
+        M(broadcast.monitoring.role_variables) does, before any request. The device roles of this collection use it
+        instead of a task of its own, which would cost every device another task.
+    type: bool
+    default: false
   login_once:
     description:
       - Log in once with M(broadcast.monitoring.device_login) and hand the token to every part's module.

@@ -2,7 +2,7 @@
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """A role's own variable names, and the variables with its prefix it does not know (the
-role_variables action, run as each role's first task)."""
+role_variables action, run as a role's first task, and device_state's check_role_variables)."""
 
 from __future__ import annotations
 
@@ -58,3 +58,17 @@ def unknown_variables(prefix, variables, known, internal=()):
                                                                if k.startswith(prefix)], n=1)
         found.append((name, prefix + close[0] if close else None))
     return found
+
+
+def refusal(role, task_vars, extra=()):
+    """``(unknown names, message)`` for the variables with the prefix of ``role`` (the running
+    role) that it does not know, or None when there are none."""
+    name = role.get_name(include_role_fqcn=False)
+    known, internal = role_names(role._role_path)
+    problems = unknown_variables(name + "_", task_vars or {}, known | set(extra), internal)
+    if not problems:
+        return None
+    return [problem[0] for problem in problems], (
+        "role %s: %s; nothing was run (the role's variables are in its README and meta/argument_specs.yml)" % (
+            name, "; ".join("%s is not a variable of this role%s" % (
+                unknown, " (did you mean %s?)" % close if close else "") for unknown, close in problems)))

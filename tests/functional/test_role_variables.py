@@ -1,6 +1,7 @@
 """Issue 21 item 7: a variable with a role's prefix that the role does not know (a misspelt
 one) fails the role before any request, naming it and the closest known name; the
-role_variables action that each role runs first."""
+role_variables action that the fleet roles run first, and device_state's check_role_variables,
+which the device roles use instead (one task per device fewer)."""
 
 import json
 import os
@@ -8,7 +9,7 @@ import os
 import pytest
 import yaml
 
-from .conftest import ROOT, ansible_playbook, module_examples
+from .conftest import ROOT, ansible_playbook, connection, module_examples
 
 DEVICES = ("ts-001", "ts-002", "fm-001", "fm-002")
 
@@ -94,3 +95,13 @@ def test_documented_examples_run_as_written(sim, collections_path, tmp_path):
     bad = run({"demo_item": [1]})
     assert bad.returncode != 0
     assert "role demo: demo_item is not a variable of this role (did you mean demo_items?)" in bad.output, bad.output
+
+
+def test_check_role_variables_outside_a_role_is_refused(play, sim):
+    device = sim.fleet.by_name("ts-001")
+    task = {"broadcast.monitoring.device_state": dict(connection(device), device_type="ts_analyzer",
+                                                      check_role_variables=True, parts={"logging": {"level": "error"}})}
+    _clear(sim)
+    out = play.run([task], device.name)
+    assert out[0]["failed"] is True and out[0]["msg"] == "check_role_variables: the task is not part of a role"
+    assert _requests(sim)[device.name] == []
