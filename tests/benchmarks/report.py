@@ -278,8 +278,8 @@ def markdown(data):
             sorted({line[3:].split("/")[0] for line in git["modified"].splitlines()})) if git.get("modified") else "")
     size = config.SIZES[data["main_config"]]
     lines += ["", "Desired state per device (`tests/benchmarks/config.py`, %s): TS analyzers: SNMP, %d alert profiles,"
-              " %d inputs; FM monitors: %d tuners (name, frequency, operating state, audio stream on every other"
-              " one), thresholds and a weekday schedule on each." % (data["main_config"], size["profiles"],
+              " %d inputs; FM monitors: %d tuners (name, frequency, audio stream on every other"
+              " one), thresholds and a weekday schedule on each (which sets the tuners' operating state)." % (data["main_config"], size["profiles"],
                                                                      size["inputs"], size["tuners"]), ""]
     lines += ["### Targets", "", "| | target | measured |", "|---|---|---|"]
     for t in data["targets"]:
