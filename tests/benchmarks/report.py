@@ -153,10 +153,10 @@ def _direct_targets(records, size, main):
                                sum(r.get("other_module_processes", 0) for r in direct))))
     pairs = [(find(records, devices=size, config=main, strategy="linear", case=case, phase=phase), phase)
              for phase in ("converge", "idempotent") for case in ("ours", "ours-module")]
-    if all(record for record, _ in pairs):
+    if all(record for record, unused in pairs):
         same = all(pairs[i][0]["requests_per_device"] == pairs[i + 1][0]["requests_per_device"] for i in (0, 2))
         out.append(_target("requests per device the same either way, one login per device per play",
-                           same and all((r["logins_min"], r["logins_max"]) == (1, 1) for r, _ in pairs),
+                           same and all((r["logins_min"], r["logins_max"]) == (1, 1) for r, unused in pairs),
                            "; ".join("%s: direct %.1f, module processes %.1f requests per device" % (
                                pairs[i][1], pairs[i][0]["requests_per_device"]["all"]["total"],
                                pairs[i + 1][0]["requests_per_device"]["all"]["total"]) for i in (0, 2))))
@@ -279,8 +279,8 @@ def markdown(data):
     size = config.SIZES[data["main_config"]]
     lines += ["", "Desired state per device (`tests/benchmarks/config.py`, %s): TS analyzers: SNMP, %d alert profiles,"
               " %d inputs; FM monitors: %d tuners (name, frequency, audio stream on every other"
-              " one), thresholds and a weekday schedule on each (which sets the tuners' operating state)." % (data["main_config"], size["profiles"],
-                                                                     size["inputs"], size["tuners"]), ""]
+              " one), thresholds and a weekday schedule on each (which sets the tuners' operating state)." % (
+                  data["main_config"], size["profiles"], size["inputs"], size["tuners"]), ""]
     lines += ["### Targets", "", "| | target | measured |", "|---|---|---|"]
     for t in data["targets"]:
         lines.append("| %s | %s | %s |" % ("PASS" if t["pass"] else "**FAIL**", t["target"], t["measured"]))

@@ -79,8 +79,8 @@ def test_warnings_are_the_module_result_and_stay_with_it(analyzer):
     """A module's warnings are in its result (as a module process returns them), and the
     next module's result does not repeat them."""
     plain = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000}}}
-    for _ in range(2):
-        Api(analyzer).add_input("Mux 1", plain)
+    Api(analyzer).add_input("Mux 1", plain)
+    Api(analyzer).add_input("Mux 1", plain)
     gathered = {"config": [], "state": "gathered"}
     warned, code = run("broadcast.monitoring.ts_input", dict(connection(analyzer), **gathered))
     # (as the module prints them: WarningSummary objects, which the controller decodes)
@@ -102,7 +102,7 @@ def test_a_module_run_leaves_this_process_as_it_was(analyzer, tmp_path):
         run("broadcast.monitoring.ts_snmp", dict(args, trap_addresses=["not an address"])),
         run("broadcast.monitoring.device_time", dict(args, device_type="ts_analyzer", timezone="Mars/Olympus")),
     ]
-    assert [code for _, code in results] == [0, 0, 0, 0, 1, 1], results
+    assert [code for unused, code in results] == [0, 0, 0, 0, 1, 1], results
     after = module_state()
     assert sorted(before) == sorted(after)
     assert [name for name in before if before[name] != after[name]] == []
