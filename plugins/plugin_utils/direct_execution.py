@@ -25,21 +25,23 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+import json
 import os
 import traceback
 
 from ansible.errors import AnsibleActionFail
-from ansible.module_utils import _internal as module_runtime, basic
+from ansible.module_utils import basic
 from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 from ansible.vars.clean import remove_internal_keys
 
-try:
+try:  # ansible-core 2.19: serialization profiles, and module_utils that know which side they run on
+    from ansible.module_utils import _internal as module_runtime
     from ansible.module_utils.common.json import Direction, get_module_encoder
-except ImportError:  # ansible-core before 2.19: no serialization profiles, no direct execution
-    get_module_encoder = Direction = None
+except ImportError:  # before 2.19: no direct execution (refusal says so), modules run as processes
+    module_runtime = get_module_encoder = Direction = None
 
 display = Display()
 
@@ -79,7 +81,7 @@ def run_in_process(module_name, arguments, environment):
     ``arguments`` (already holding the ``_ansible_*`` options) and the task's ``environment``,
     as a module process would give them."""
     encoder = get_module_encoder(PROFILE, Direction.CONTROLLER_TO_MODULE)
-    payload = basic.json.dumps({"ANSIBLE_MODULE_ARGS": arguments}, cls=encoder).encode()
+    payload = json.dumps({"ANSIBLE_MODULE_ARGS": arguments}, cls=encoder).encode()
     stdout, stderr, code = io.StringIO(), "", 0
     with _as_a_module_process(payload, environment), contextlib.redirect_stdout(stdout):
         try:
