@@ -117,7 +117,7 @@ EXAMPLES = r"""
 - name: Write them as the analyzer's host_vars file
   ansible.builtin.copy:
     content: "{{ onboarded.content }}"
-    dest: "/tmp/host_vars/{{ inventory_hostname }}.yml"
+    dest: "{{ onboard_dir }}/host_vars/{{ inventory_hostname }}.yml"
     mode: "0644"
 
 - name: The same for an FM monitor, as a user that can only read

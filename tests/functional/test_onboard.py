@@ -15,7 +15,7 @@ import yaml
 
 from tests.simulator.fleet import running_fleet
 
-from .conftest import ROOT, ansible_playbook, recap
+from .conftest import EXAMPLE_VARS, ROOT, ansible_playbook, module_examples, recap
 
 TS, FM = 3, 2
 #: the fleet's admin password after the hand configuration (not the factory one)
@@ -293,3 +293,24 @@ def test_onboard_without_a_directory_reads_nothing(hand_configured, collections_
     assert code != 0
     assert "onboard_dir: give the directory" in output
     assert all(kinds == [] for kinds in requests_of(hand_configured).values()), requests_of(hand_configured)
+
+
+def test_documented_examples_run_as_written(play, sim, tmp_path):
+    """device_onboard's EXAMPLES against the session fleet (factory passwords): the analyzer's
+    variables, its file, and an FM monitor's variables read as the user role."""
+    (tmp_path / "host_vars").mkdir()
+    for device in ("ts-001", "fm-001"):
+        sim.call(sim.fleet.by_name(device).requests.clear)
+    read, write, fm_read = module_examples("device_onboard")
+    ts_results = play.run([read, write], "ts-001", extra_vars=dict(EXAMPLE_VARS, onboard_dir=str(tmp_path)))
+    assert ts_results[0].get("failed") is not True and ts_results[1].get("failed") is not True, ts_results.results
+    assert ts_results[0]["changed"] is False and ts_results[0]["secrets"] == []
+    written = yaml.safe_load((tmp_path / "host_vars" / "ts-001.yml").read_text())
+    assert written == ts_results[0]["variables"] and "ts_analyzer_inputs" in written
+    fm_result = play.run([fm_read], "fm-001", extra_vars=EXAMPLE_VARS)[0]
+    assert fm_result.get("failed") is not True, fm_result
+    assert [t["tuner_id"] for t in fm_result["variables"]["fm_monitor_tuners"]] == list(range(8))
+    assert fm_result["modules"] == ["device_login", "device_network", "device_time", "device_logging", "fm_tuner",
+                                    "fm_thresholds", "fm_schedule"]
+    writes = [w for device in ("ts-001", "fm-001") for w in sim.call(sim.fleet.by_name(device).writes)]
+    assert writes == [], writes
