@@ -14,7 +14,7 @@ description:
     manages, and returns it as that role's variables (RV(variables)), and as the text of a C(host_vars) file
     (RV(content)). C(playbooks/onboard.yml) writes one such file per device; the Onboarding guide shows how.
   - Logs in once (M(broadcast.monitoring.device_login)), then reads each part with the module that writes it, in check
-    mode, so nothing is ever written. The resource modules read with C(state=gathered) (their RV(gathered) is in the
+    mode, so nothing is ever written. The resource modules read with C(state=gathered) (their C(gathered) is in the
     shape of their C(config)), the settings modules without any option (their C(before)).
   - "The variables of a V(ts_analyzer): C(ts_analyzer_network), C(ts_analyzer_time), C(ts_analyzer_logging),
     C(ts_analyzer_snmp), C(ts_analyzer_alert_profiles) (the factory profile C(Default) too), C(ts_analyzer_inputs),
