@@ -68,7 +68,7 @@ class ActionModule(ActionBase):
         for one in READS[device_type]:
             outcome = self._execute_module(COLLECTION + one.module, dict(connection, **one.args), task_vars=task_vars)
             modules.append(one.module)
-            warnings.extend("%s: %s" % (one.part, warning) for warning in outcome.get("warnings") or [])
+            warnings.extend("%s: %s" % (one.part, _text(warning)) for warning in outcome.get("warnings") or [])
             if outcome.get("failed") or one.key not in outcome:
                 return {"failed": True, "changed": False, "modules": modules, "failed_part": one.part,
                         "msg": "%s: %s; no variables were made" % (one.part, outcome.get("msg") or "nothing read")}
@@ -82,3 +82,8 @@ class ActionModule(ActionBase):
         if warnings:
             out["warnings"] = warnings
         return out
+
+
+def _text(warning):
+    """A module's warning as text: ansible-core 2.19 hands them over as objects carrying the message."""
+    return getattr(getattr(warning, "event", None), "msg", None) or str(warning)
