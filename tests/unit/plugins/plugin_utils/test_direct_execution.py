@@ -8,9 +8,9 @@ import yaml
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils.direct_execution import opted_out
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-#: modules with an action plugin of their own: device_state runs its parts through direct
-#: execution itself; role_variables starts no module at all
-OWN_ACTION = {"device_state", "role_variables"}
+#: modules with an action plugin of their own: device_state and device_onboard run their
+#: modules through direct execution themselves; role_variables starts no module at all
+OWN_ACTION = {"device_state", "device_onboard", "role_variables"}
 
 
 def test_every_module_is_routed_to_the_direct_execution_action():

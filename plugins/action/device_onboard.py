@@ -1,0 +1,89 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Onboarding one device: a login, then each part of the device's state read by the module
+that writes it (in check mode: nothing can be written), turned into the variables of the
+device's role (plugin_utils/onboard.py). The raw readings stay inside this plugin; only the
+variables, with no secret in them, are returned."""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleActionFail
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.errors import UnsupportedError
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import PASSED_ON
+from ansible_collections.broadcast.monitoring.plugins.module_utils.onboard import ARGUMENT_SPEC
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.direct_execution import DirectExecutionAction
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.onboard import (
+    READS,
+    document,
+    role_variables,
+    without_secrets,
+)
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import plain
+
+COLLECTION = "broadcast.monitoring."
+
+
+class ActionModule(DirectExecutionAction):
+    TRANSFERS_FILES = False
+    _supports_check_mode = True
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+        validation = ArgumentSpecValidator(dict(PASSED_ON, **ARGUMENT_SPEC)).validate(plain(self._task.args))
+        if validation.errors.errors:
+            raise AnsibleActionFail("; ".join(
+                ("unsupported option " if isinstance(error, UnsupportedError) else "") + error.msg
+                for error in validation.errors.errors))
+        args = validation.validated_parameters
+        host = (task_vars or {}).get("inventory_hostname") or args.get("host") or "device"
+        try:
+            return dict(result, **self._onboard(args, host, task_vars))
+        finally:
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+
+    def _update_module_args(self, *args, **kwargs):
+        # every module runs in check mode, whatever the task says: onboarding only reads
+        super()._update_module_args(*args, **kwargs)
+        module_args = args[1] if len(args) > 1 else kwargs["module_args"]
+        module_args["_ansible_check_mode"] = True
+
+    def _onboard(self, args, host, task_vars):
+        device_type = args["device_type"]
+        connection = {name: args[name] for name in PASSED_ON if args.get(name) is not None}
+        modules = []
+        if not connection.get("token"):
+            login = self._execute_module(COLLECTION + "device_login", dict(connection, device_type=device_type),
+                                         task_vars=task_vars)
+            modules.append("device_login")
+            if login.get("failed"):
+                return {"failed": True, "changed": False, "modules": modules,
+                        "msg": "login: %s" % login.get("msg"), "error": login.get("error")}
+            connection.pop("password", None)
+            connection["token"] = login["token"]
+        read, warnings = {}, []
+        for one in READS[device_type]:
+            outcome = self._execute_module(COLLECTION + one.module, dict(connection, **one.args), task_vars=task_vars)
+            modules.append(one.module)
+            warnings.extend("%s: %s" % (one.part, _text(warning)) for warning in outcome.get("warnings") or [])
+            if outcome.get("failed") or one.key not in outcome:
+                return {"failed": True, "changed": False, "modules": modules, "failed_part": one.part,
+                        "msg": "%s: %s; no variables were made" % (one.part, outcome.get("msg") or "nothing read")}
+            read[one.part] = outcome[one.key]
+        variables, secrets = without_secrets(host, role_variables(device_type, read))
+        if secrets:
+            warnings.append("the device holds secrets; the variables refer to vault variables instead, define them: %s"
+                            % ", ".join(secrets))
+        out = {"changed": False, "variables": variables, "secrets": secrets, "modules": modules,
+               "content": document(host, device_type, variables, secrets)}
+        if warnings:
+            out["warnings"] = warnings
+        return out
+
+
+def _text(warning):
+    """A module's warning as text: ansible-core 2.19 hands them over as objects carrying the message."""
+    return getattr(getattr(warning, "event", None), "msg", None) or str(warning)

@@ -1,0 +1,11 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The options of device_onboard: the action plugin validates them, the module file documents them."""
+
+from __future__ import annotations
+
+# the module's own options (the connection options are passed on, device_state.PASSED_ON)
+ARGUMENT_SPEC = dict(
+    device_type=dict(type="str", required=True, choices=["fm_monitor", "ts_analyzer"]),
+)

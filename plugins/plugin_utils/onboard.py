@@ -1,0 +1,239 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Onboarding: a device's current state as the variables of its role.
+
+The one place where what the part modules read from a device becomes the variables of the
+``ts_analyzer`` / ``fm_monitor`` role (``<role>_<part>``), in exactly the shape the role's
+device_state task hands back to the same modules (plugin_utils/state_parts.py). Each part is
+read by the module that writes it: the resource modules with ``state=gathered`` (their
+``gathered`` is in the shape of their ``config``), the settings modules with no option in
+check mode (their ``before``). So the variables declare what the device has, and the role
+run with them, with purge too, has nothing to change.
+
+No password or token is ever part of the variables: the device never returns one, and a key
+named like a secret, or the user-info of an address, is replaced by a reference to a variable
+the user defines in a vault (``secret_variable``), listed in the result."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import SCHEME_RE
+
+ROLES = {"ts_analyzer": "ts_analyzer", "fm_monitor": "fm_monitor"}
+
+
+class Read:
+    """One part read from the device: the module, its arguments, and the key of its result
+    that holds the part (``before`` of a settings module, ``gathered`` of a resource module)."""
+
+    def __init__(self, part, module, args, key):
+        self.part, self.module, self.args, self.key = part, module, args, key
+
+
+def _settings(device_type):
+    return {"device_type": device_type}
+
+
+#: the parts of each device type, in the order of its role (state_parts.PARTS)
+READS = {
+    "ts_analyzer": (
+        Read("network", "device_network", _settings("ts_analyzer"), "before"),
+        Read("time", "device_time", _settings("ts_analyzer"), "before"),
+        Read("logging", "device_logging", _settings("ts_analyzer"), "before"),
+        Read("snmp", "ts_snmp", {}, "before"),
+        Read("alert_profiles", "ts_alert_profile", {"state": "gathered"}, "gathered"),
+        Read("inputs", "ts_input", {"state": "gathered"}, "gathered"),
+        Read("converters", "ts_converter", {"state": "gathered"}, "gathered"),
+    ),
+    "fm_monitor": (
+        Read("network", "device_network", _settings("fm_monitor"), "before"),
+        Read("time", "device_time", _settings("fm_monitor"), "before"),
+        Read("logging", "device_logging", _settings("fm_monitor"), "before"),
+        Read("tuners", "fm_tuner", {"state": "gathered"}, "gathered"),
+        Read("thresholds", "fm_thresholds", {"state": "gathered"}, "gathered"),
+        Read("schedules", "fm_schedule", {"state": "gathered"}, "gathered"),
+    ),
+}
+
+#: the FM monitor's ``<part>_all`` variables: written as null, so that a group's value cannot
+#: mix into the per-tuner state the file declares whole
+ALL_TUNERS = ("tuners_all", "thresholds_all", "schedules_all")
+
+#: keys whose values are secrets wherever they appear (none of the parts the roles manage
+#: holds one today: passwords are write-only on both devices)
+SECRET_KEYS = frozenset(("password", "token", "new_password", "community", "passphrase", "secret"))
+
+
+def _unset(value):
+    return value is None or value == ""
+
+
+def _network(before):
+    """The network settings; with DHCP, without the address, netmask and gateway DHCP gives
+    (the module refuses an address with dhcp=true)."""
+    keys = ("dhcp", "dns", "hostname") if before.get("dhcp") else ("dhcp", "address", "netmask", "gateway", "dns",
+                                                                      "hostname")
+    return {key: before[key] for key in keys if not _unset(before.get(key))}
+
+
+def _time(before):
+    # An FM monitor reports its timezone as a UTC offset (an integer); the role takes a string.
+    out = {key: before[key] for key in ("ntp", "ntp_servers", "timezone") if before.get(key) is not None}
+    if "timezone" in out:
+        out["timezone"] = str(out["timezone"])
+    return out
+
+
+def _logging(before):
+    out = {}
+    if before.get("level") is not None:
+        out["level"] = before["level"]
+    syslog = {key: value for key, value in (before.get("remote_syslog") or {}).items() if not _unset(value)}
+    if syslog:
+        out["remote_syslog"] = syslog
+    return out
+
+
+def _snmp(before):
+    return {key: before[key] for key in ("enabled", "listen_addresses", "trap_addresses") if key in before}
+
+
+def _as_is(gathered):
+    return list(gathered)
+
+
+def _tuners(gathered, schedules):
+    """The tuners; without the operating state of a tuner whose schedule is active (the
+    schedule sets it, and the role refuses both), and without a station the tuner has not."""
+    active = {schedule.get("tuner_id") for schedule in schedules or [] if schedule.get("active")}
+    out = []
+    for tuner in gathered:
+        tuner = {key: value for key, value in tuner.items() if value is not None}
+        if tuner.get("tuner_id") in active:
+            tuner.pop("operating_state", None)
+        out.append(tuner)
+    return out
+
+
+CONVERT = {
+    "network": _network,
+    "time": _time,
+    "logging": _logging,
+    "snmp": _snmp,
+    "alert_profiles": _as_is,
+    "inputs": _as_is,
+    "converters": _as_is,
+    "thresholds": _as_is,
+    "schedules": _as_is,
+}
+
+
+def role_variables(device_type, read):
+    """The role's variables (``{"<role>_<part>": value}``, in the role's order) from ``read``,
+    ``{part: the value the part's module returned}``."""
+    prefix = ROLES[device_type] + "_"
+    variables = {}
+    for one in READS[device_type]:
+        value = read[one.part]
+        if one.part == "tuners":
+            value = _tuners(value, read.get("schedules"))
+        else:
+            value = CONVERT[one.part](value)
+        variables[prefix + one.part] = value
+    if device_type == "fm_monitor":
+        for name in ALL_TUNERS:
+            variables[prefix + name] = None
+    return variables
+
+
+def _word(text):
+    return re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_")
+
+
+def secret_variable(host, path):
+    """The name of the vault variable that stands in for the secret at ``path`` on ``host``."""
+    return "vault_%s_%s" % (_word(host), "_".join(_word(step) for step in path))
+
+
+def _userinfo(text):
+    """(start, end) of the user-info of an address or URL in ``text`` (``udp://bob:pw@...``,
+    ``bob:pw@host``), or None."""
+    at = text.rfind("@")
+    scheme = SCHEME_RE.match(text)
+    start = scheme.end() if scheme else 0
+    return (start, at) if at > start else None
+
+
+#: keys whose values are addresses or URLs, which may carry user-info (``bob:pw@host``)
+ADDRESS_RE = re.compile(r"(^|_)(url|server|servers|address|addresses|host)$")
+
+
+def without_secrets(host, value, path=(), address=False):
+    """``(value, [names])``: ``value`` with every secret replaced by a reference to a vault
+    variable (``{{ vault_<host>_<path> }}``), and the names of those variables. ``address``:
+    ``value`` is an address or URL (or a list of them)."""
+    names = []
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key in SECRET_KEYS and item not in (None, ""):
+                names.append(secret_variable(host, path + (key,)))
+                out[key] = "{{ %s }}" % names[-1]
+            else:
+                out[key], found = without_secrets(host, item, path + (key,), bool(ADDRESS_RE.search(str(key))))
+                names.extend(found)
+        return out, names
+    if isinstance(value, list):
+        out = []
+        for index, item in enumerate(value):
+            item_path = path + ((item.get("name", item.get("tuner_id", index)),) if isinstance(item, dict) else (index,))
+            item, found = without_secrets(host, item, item_path, address)
+            out.append(item)
+            names.extend(found)
+        return out, names
+    if isinstance(value, str) and address:
+        span = _userinfo(value)
+        if span:
+            names.append(secret_variable(host, path + ("userinfo",)))
+            return value[:span[0]] + "{{ %s }}" % names[-1] + value[span[1]:], names
+    return value, names
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style, with the innermost dicts and lists (only scalars inside) on one line."""
+
+    def represent_dict(self, data):
+        return self.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=_flat(data.values()))
+
+    def represent_list(self, data):
+        return self.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=_flat(data))
+
+
+def _flat(values):
+    return all(not isinstance(value, (dict, list)) for value in values)
+
+
+_Dumper.add_representer(dict, _Dumper.represent_dict)
+_Dumper.add_representer(list, _Dumper.represent_list)
+
+
+def document(host, device_type, variables, secrets):
+    """The host_vars file of ``host``: a header, then the variables."""
+    role = ROLES[device_type]
+    lines = [
+        "---",
+        "# %s: the state the %s had when broadcast.monitoring.onboard read it, as the variables of the" % (host, role),
+        "# broadcast.monitoring.%s role (its README and meta/argument_specs.yml describe them)." % role,
+        "# No password or token is written here: the role logs in with broadcast_monitoring_password (vault it).",
+    ]
+    if secrets:
+        lines.append("# Define these in a vault file; the device holds secrets here: %s." % ", ".join(secrets))
+    if device_type == "fm_monitor":
+        lines.append("# The *_all variables are null: every tuner is declared on its own.")
+    body = yaml.dump(variables, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True,
+                     width=160)
+    return "\n".join(lines) + "\n" + body

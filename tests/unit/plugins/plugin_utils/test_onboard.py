@@ -1,0 +1,70 @@
+"""Unit tests of onboarding's conversion: readings to role variables, with no secret in them."""
+
+from __future__ import annotations
+
+import yaml
+
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.onboard import (
+    READS,
+    document,
+    role_variables,
+    without_secrets,
+)
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import PARTS, part_names
+
+
+def test_every_part_of_the_role_is_read_in_the_roles_order():
+    for device_type, parts in PARTS.items():
+        ordered = []
+        for part in parts:
+            if part.name not in ordered:
+                ordered.append(part.name)
+        assert [read.part for read in READS[device_type]] == ordered
+
+
+def fm_reading(active):
+    tuner = {"tuner_id": 0, "name": "One", "frequency": 94800, "operating_state": "enabled", "station_id": None}
+    return {"network": {"dhcp": True, "address": "10.0.0.5", "netmask": "255.255.255.0", "gateway": "10.0.0.1",
+                        "dns": ["10.0.0.53"], "hostname": "fm-a"},
+            "time": {"ntp": False, "ntp_servers": [], "timezone": -5},
+            "logging": {"level": "info", "remote_syslog": {"enabled": False, "server": ""}},
+            "tuners": [tuner], "thresholds": [{"tuner_id": 0, "rssi_interval": 10}],
+            "schedules": [{"tuner_id": 0, "active": active, "events": {}}]}
+
+
+def test_fm_variables_are_the_roles_and_leave_out_what_the_role_refuses():
+    variables = role_variables("fm_monitor", fm_reading(active=True))
+    assert sorted(variables) == sorted("fm_monitor_" + name for name in part_names("fm_monitor"))
+    assert variables["fm_monitor_network"] == {"dhcp": True, "dns": ["10.0.0.53"], "hostname": "fm-a"}
+    assert variables["fm_monitor_time"]["timezone"] == "-5"
+    assert variables["fm_monitor_logging"] == {"level": "info", "remote_syslog": {"enabled": False}}
+    # an active schedule sets the state: declaring it too is refused by the role
+    assert variables["fm_monitor_tuners"] == [{"tuner_id": 0, "name": "One", "frequency": 94800}]
+    assert [variables["fm_monitor_%s_all" % part] for part in ("tuners", "thresholds", "schedules")] == [None] * 3
+    inactive = role_variables("fm_monitor", fm_reading(active=False))
+    assert inactive["fm_monitor_tuners"][0]["operating_state"] == "enabled"
+
+
+def test_secrets_become_vault_references():
+    value = {"ts_analyzer_inputs": [{"name": "Mux @ studio", "source": {"srt": {"url": "srt://bob:pw@10.0.0.1:9000",
+                                                                                 "passphrase": "s3cret"}}}],
+             "ts_analyzer_logging": {"remote_syslog": {"server": "alice:pw@logs.example"}},
+             "ts_analyzer_snmp": {"trap_addresses": ["10.0.0.100:162"], "password": None}}
+    out, names = without_secrets("ts-001", value)
+    text = yaml.safe_dump(out)
+    assert "pw@" not in text and "s3cret" not in text and "bob" not in text and "alice" not in text
+    assert names == ["vault_ts_001_ts_analyzer_inputs_mux_studio_source_srt_url_userinfo",
+                     "vault_ts_001_ts_analyzer_inputs_mux_studio_source_srt_passphrase",
+                     "vault_ts_001_ts_analyzer_logging_remote_syslog_server_userinfo"]
+    srt = out["ts_analyzer_inputs"][0]["source"]["srt"]
+    assert srt["url"] == "srt://{{ %s }}@10.0.0.1:9000" % names[0]
+    assert srt["passphrase"] == "{{ %s }}" % names[1]
+    assert out["ts_analyzer_inputs"][0]["name"] == "Mux @ studio"  # a name is not an address
+    assert out["ts_analyzer_snmp"] == value["ts_analyzer_snmp"]
+
+
+def test_the_document_reads_back_as_the_variables():
+    variables = role_variables("fm_monitor", fm_reading(active=False))
+    text = document("fm-001", "fm_monitor", variables, [])
+    assert text.startswith("---\n# fm-001: ")
+    assert yaml.safe_load(text) == variables
