@@ -6,6 +6,7 @@ import logging
 import signal
 import sys
 
+from . import core
 from .fleet import Fleet, loopback_addresses, port_is_bindable
 
 FALLBACK_PORT = 8080
@@ -31,10 +32,10 @@ def parse_args(argv):
     parser.add_argument("--unknown-fields", choices=("refuse", "keep"), default="refuse",
                         help="what a device does with a field it does not know in a body (the documents do not "
                              "say): refuse it with 400, or keep it and return it in the reads (default %(default)s)")
-    parser.add_argument("--shape", choices=("documented", "extra", "reordered"), default="documented",
+    parser.add_argument("--shape", choices=core.SHAPES, default="documented",
                         help="how answers are shaped where the documents leave it open: as documented, with a field"
-                             " no document names in every object, or with every array in another order (default"
-                             " %(default)s)")
+                             " no document names in every object, with every array in another order, without null"
+                             " fields, or with the other field names of the notes (default %(default)s)")
     parser.add_argument("--fm-conf", choices=("complete", "partial"), default="complete",
                         help="what an FM monitor's GET /conf carries (its structure is not shown): everything, or "
                              "no log settings and no per-tuner hw_settings, thresholds and schedule, which are then "

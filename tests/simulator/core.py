@@ -55,12 +55,38 @@ def unknown_keys(value, known):
 #: accepts back in a write: a firmware that reports more than the documents), "reordered"
 #: (every array in an answer in the reverse of the documented order: no document fixes the
 #: order of a list, except where it says so, and those lists are the user's own data, which
-#: a device keeps as written: ORDERED_FIELDS).
-SHAPES = ("documented", "extra", "reordered")
+#: a device keeps as written: ORDERED_FIELDS), "sparse" (a field whose value is null left out
+#: of the answer, as serializers set to omit nulls do: no document says whether an unset value
+#: is sent as null or not at all), "aliases" (the other names NOTES.md gives for "not shown"
+#: fields: "Some firmware releases name `streamer_uptime` `xcast_uptime` and
+#: `fpga_ver`/`streamer_ver` `altera_ver`/`xcast_ver`.": ALIASES).
+SHAPES = ("documented", "extra", "reordered", "sparse", "aliases")
 EXTRA_FIELD = "vendor_extension"
 #: arrays whose order is configuration (servers tried in order; schedule events by time),
 #: never reordered
 ORDERED_FIELDS = ("dns", "ntp_servers", "events", "schedule")
+
+
+#: the document's name -> the name some firmware releases use (NOTES.md, FM monitor)
+ALIASES = {"streamer_uptime": "xcast_uptime", "fpga_ver": "altera_ver", "streamer_ver": "xcast_ver"}
+
+
+def without_nulls(value):
+    """``value`` (an answer) without the fields whose value is null, at any depth."""
+    if isinstance(value, dict):
+        return {key: without_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [without_nulls(item) for item in value]
+    return value
+
+
+def aliased(value):
+    """``value`` (an answer) with the fields of ALIASES under their other names, at any depth."""
+    if isinstance(value, dict):
+        return {ALIASES.get(key, key): aliased(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [aliased(item) for item in value]
+    return value
 
 
 def extra_fields(value):
@@ -93,6 +119,10 @@ def reordered(value, field=None):
     if isinstance(value, list):
         return [reordered(item) for item in value][::-1]
     return value
+
+
+#: how each shape other than "documented" changes a GET answer
+RESHAPED = {"extra": extra_fields, "reordered": reordered, "sparse": without_nulls, "aliases": aliased}
 
 
 class ApiError(Exception):
@@ -389,10 +419,8 @@ class Device:
                 self._record(request, kind, result.status)
                 return result
             self._record(request, kind, 200)
-            if request.method == "GET" and self.shape == "extra":
-                result = extra_fields(result)
-            elif request.method == "GET" and self.shape == "reordered":
-                result = reordered(result)
+            if request.method == "GET" and self.shape in RESHAPED:
+                result = RESHAPED[self.shape](result)
             return _json({} if result is None else result, 200)
 
         return serve

@@ -73,6 +73,29 @@ def test_reordered_reverses_lists_but_not_configured_orders(shaped):
     assert [t["tuner_id"] for t in ok(fm.get("/tuners/all"))] == tuners[::-1]
 
 
+def test_sparse_leaves_out_null_fields(shaped):
+    fm = api_of(shaped, "fm_monitor", "documented")
+    assert ok(fm.get("/tuners/all"))[0]["station_id"] is None
+    fm.device.shape = "sparse"
+    tuner = ok(fm.get("/tuners/all"))[0]
+    assert "station_id" not in tuner and tuner["name"] and tuner["schedule"]  # only the nulls go
+    ts = api_of(shaped, "ts_analyzer", "sparse")
+    assert "pending_hostname" not in ok(ts.get("/system/network"))
+
+
+def test_aliases_use_the_names_of_the_notes(shaped):
+    """NOTES.md: "Some firmware releases name `streamer_uptime` `xcast_uptime` and
+    `fpga_ver`/`streamer_ver` `altera_ver`/`xcast_ver`." """
+    fm = api_of(shaped, "fm_monitor", "documented")
+    documented = ok(fm.get("/status"))
+    fm.device.shape = "aliases"
+    status = ok(fm.get("/status"))
+    assert "streamer_uptime" not in status and status["xcast_uptime"] >= documented["streamer_uptime"]
+    assert status["versions"]["altera_ver"] == documented["versions"]["fpga_ver"]
+    assert status["versions"]["xcast_ver"] == documented["versions"]["streamer_ver"]
+    assert not {"fpga_ver", "streamer_ver"} & set(status["versions"])
+
+
 def test_an_unknown_shape_is_refused():
     with pytest.raises(ValueError, match="shape"):
         running_fleet(ts=1, fm=0, shape="sideways").__enter__()
