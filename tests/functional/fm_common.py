@@ -2,17 +2,7 @@
 
 import copy
 
-import pytest
-
 from .conftest import connection
-
-
-@pytest.fixture
-def fm(sim):
-    """fm-001 in factory state, request log empty."""
-    device = sim.fleet.by_name("fm-001")
-    sim.call(device.reset)
-    return device
 
 
 def task(module, device, role="admin", name=None, **options):

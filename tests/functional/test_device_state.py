@@ -2,22 +2,20 @@
 
 import pytest
 
+from tests.conftest import factory_device
+
 from .analyzer import Api, clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 
 
 @pytest.fixture
 def ts(sim):
-    device = sim.fleet.by_name("ts-002")
-    sim.call(device.reset)
-    return device
+    return factory_device(sim, "ts-002")
 
 
 @pytest.fixture
 def fm(sim):
-    device = sim.fleet.by_name("fm-002")
-    sim.call(device.reset)
-    return device
+    return factory_device(sim, "fm-002")
 
 
 def state(device, parts, **args):

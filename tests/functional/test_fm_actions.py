@@ -3,7 +3,7 @@
 import os
 
 from .conftest import EXAMPLE_VARS, module_examples
-from .fm_common import fm, ok, task, writes  # pylint: disable=unused-import
+from .fm_common import ok, task, writes
 
 BASE = 1704103200  # 2024-01-01T10:00:00Z
 

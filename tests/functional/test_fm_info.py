@@ -1,7 +1,7 @@
 """fm_info end to end: what it reads from a simulated FM monitor, and that it never writes."""
 
 from .conftest import EXAMPLE_VARS, module_examples
-from .fm_common import fm, ok, task, writes  # pylint: disable=unused-import
+from .fm_common import ok, task, writes
 
 BASE = 1704103200  # 2024-01-01T10:00:00Z
 ALERTS = [(0, "RFL is low", 0), (1, "SNR is low", 60), (0, "SNR is low", 120), (2, "Multipath is high", 180),

@@ -1,7 +1,7 @@
 """fm_schedule end to end: ansible-playbook against a simulated FM monitor."""
 
 from .conftest import EXAMPLE_VARS, module_examples
-from .fm_common import clear_log, fm, ok, task, tuners, writes  # pylint: disable=unused-import
+from .fm_common import clear_log, ok, task, tuners, writes
 
 DAY = [{"time": "06:00", "state": "enabled"}, {"time": "22:00", "state": "sleep"}]
 # the same events: other order, a minute number, an hour without its leading zero, a repeat

@@ -5,7 +5,7 @@ import pytest
 from tests.simulator.fleet import running_fleet
 
 from .conftest import EXAMPLE_VARS, Play, module_examples
-from .fm_common import fm, ok, stations, task, tuners, writes  # pylint: disable=unused-import
+from .fm_common import ok, stations, task, tuners, writes
 
 
 def seed(sim, device, count=4):

@@ -1,7 +1,7 @@
 """fm_thresholds end to end: ansible-playbook against a simulated FM monitor."""
 
 from .conftest import EXAMPLE_VARS, module_examples
-from .fm_common import clear_log, fm, ok, task, tuners, writes  # pylint: disable=unused-import
+from .fm_common import clear_log, ok, task, tuners, writes
 
 COMMON = {"rssi_interval": 5, "rssi": {"min": 25, "margin": 3}, "snr": {"min": 15}, "rds": {"sync_lost": True}}
 TUNER_3 = {"tuner_id": 3, "multipath": {"max": 40}}

@@ -1,7 +1,7 @@
 """fm_tuner end to end: ansible-playbook against a simulated FM monitor."""
 
 from .conftest import EXAMPLE_VARS, connection, module_examples
-from .fm_common import clear_log, fm, ok, task, tuners, writes  # pylint: disable=unused-import
+from .fm_common import clear_log, ok, task, tuners, writes
 
 RADIO_ONE = {"tuner_id": 0, "name": "Radio One", "frequency": 94800, "operating_state": "enabled", "muted": True,
              "stream": {"enabled": True, "url": "udp://239.10.0.1:5004", "codec": "aac", "bitrate": 192}}

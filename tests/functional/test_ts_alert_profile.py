@@ -1,7 +1,5 @@
 """ts_alert_profile end to end: ansible-playbook against a simulated analyzer."""
 
-import pytest
-
 from tests.simulator.ts import ERROR_NAMES, PRIORITY_1
 
 from .analyzer import Api, checked, clear_log, task, writes
@@ -12,13 +10,6 @@ STRICT = {"name": "Strict", "errors": {
     "t2mi_crc_error": {"enabled": False},
     "input_mlr_error": {"max_value": 2.5, "alert_type": "none"},
 }}
-
-
-@pytest.fixture
-def ts(sim):
-    device = sim.fleet.by_name("ts-001")
-    sim.call(device.reset)
-    return device
 
 
 def profile(device, name):

@@ -1,19 +1,10 @@
 """ts_converter end to end: ansible-playbook against a simulated analyzer."""
 
-import pytest
-
 from .analyzer import Api, checked, clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 
 SEND = {"asi_port": 1, "running": True, "multicast_address": "239.10.0.1", "multicast_port": 5000,
         "interface": "eth1", "ttl": 16}
-
-
-@pytest.fixture
-def ts(sim):
-    device = sim.fleet.by_name("ts-002")
-    sim.call(device.reset)
-    return device
 
 
 def converter(device, state="merged", config=None, **args):

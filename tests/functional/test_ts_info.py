@@ -2,6 +2,8 @@
 
 import pytest
 
+from tests.conftest import factory_device
+
 from .analyzer import USER, Api, checked, clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 
@@ -14,8 +16,7 @@ NAMES = ["Mux 1", "ASI 2", "RF", "Paused"]
 
 @pytest.fixture
 def ts(sim):
-    device = sim.fleet.by_name("ts-002")
-    sim.call(device.reset)
+    device = factory_device(sim, "ts-002")
     api = Api(device)
     api.add_input("Mux 1")
     api.add_input("ASI 2", {"asi": {"port": 2}})

@@ -12,13 +12,6 @@ MUX = {"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port":
 ASI = {"name": "ASI backup", "source": {"asi": {"port": 2}}, "monitoring": "stopped"}
 
 
-@pytest.fixture
-def ts(sim):
-    device = sim.fleet.by_name("ts-001")
-    sim.call(device.reset)
-    return device
-
-
 def task(device, state, config, **options):
     args = dict(connection(device), state=state, config=config)
     args.update(options)

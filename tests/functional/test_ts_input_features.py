@@ -8,13 +8,6 @@ MUX = {"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port":
 MUX_CONFIG = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000}}}
 
 
-@pytest.fixture
-def ts(sim):
-    device = sim.fleet.by_name("ts-001")
-    sim.call(device.reset)
-    return device
-
-
 def inputs(device, state, config):
     return task("ts_input", device, state=state, config=config)
 

@@ -6,17 +6,8 @@ import os
 import re
 import time
 
-import pytest
-
 from .analyzer import Api, checked, clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
-
-
-@pytest.fixture
-def ts(sim):
-    device = sim.fleet.by_name("ts-002")
-    sim.call(device.reset)
-    return device
 
 
 def recording(device, operation, **args):

@@ -1,16 +1,7 @@
 """ts_snmp end to end: ansible-playbook against a simulated analyzer."""
 
-import pytest
-
 from .analyzer import Api, checked, clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
-
-
-@pytest.fixture
-def ts(sim):
-    device = sim.fleet.by_name("ts-002")
-    sim.call(device.reset)
-    return device
 
 
 def snmp(device, **args):

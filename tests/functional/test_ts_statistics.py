@@ -4,17 +4,8 @@ import hashlib
 import os
 import time
 
-import pytest
-
 from .analyzer import USER, Api, clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
-
-
-@pytest.fixture
-def ts(sim):
-    device = sim.fleet.by_name("ts-001")
-    sim.call(device.reset)
-    return device
 
 
 def statistics(device, operation, **args):

@@ -27,20 +27,6 @@ def play(sim, collections_path, tmp_path):
     return Play(sim, collections_path, tmp_path)
 
 
-@pytest.fixture
-def ts(sim):
-    device = sim.fleet.by_name("ts-001")
-    sim.call(device.reset)
-    return device
-
-
-@pytest.fixture
-def fm(sim):
-    device = sim.fleet.by_name("fm-001")
-    sim.call(device.reset)
-    return device
-
-
 def pytest_sessionfinish(session, exitstatus):
     if exitstatus == 0:
         if figures.whole_suite(session, os.path.dirname(__file__)):
