@@ -22,13 +22,14 @@ OFF = {"BROADCAST_MONITORING_DIRECT_EXECUTION": "false"}
 MODES = {"direct": {}, "module": OFF}
 
 #: modules whose EXAMPLES run for real in the comparison; the others' examples change what
-#: the fleet is reached with (network, passwords), reboot it, or need files, and run in check
-#: mode only
-WRITTEN = ("ts_input", "ts_alert_profile", "ts_snmp", "ts_converter", "ts_info", "ts_statistics",
+#: the fleet is reached with (network, passwords), reboot it, need files, or write files at
+#: fixed paths (ts_statistics: /tmp/mux1-alerts.csv, which the other mode would then find
+#: unchanged), and run in check mode only
+WRITTEN = ("ts_input", "ts_alert_profile", "ts_snmp", "ts_converter", "ts_info",
            "fm_tuner", "fm_thresholds", "fm_schedule", "fm_info", "device_time", "device_logging",
            "device_login", "device_compatibility", "device_state")
 CHECKED_ONLY = ("device_network", "device_password", "device_reboot", "device_firmware", "device_restore",
-                "device_backup", "ts_recording", "fm_actions", "fm_station")
+                "device_backup", "ts_recording", "fm_actions", "fm_station", "ts_statistics")
 
 #: result keys whose values are clocks or per-login (a token): compared by type only
 CLOCKS = {"ts", "uptime", "system_uptime", "streamer_uptime", "from_time", "to_time", "datetime", "from", "till",
