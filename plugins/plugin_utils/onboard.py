@@ -75,8 +75,8 @@ def _unset(value):
 def _network(before):
     """The network settings; with DHCP, without the address, netmask and gateway DHCP gives
     (the module refuses an address with dhcp=true)."""
-    keys = ("dhcp", "dns", "hostname") if before.get("dhcp") else ("dhcp", "address", "netmask", "gateway", "dns",
-                                                                      "hostname")
+    keys = (("dhcp", "dns", "hostname") if before.get("dhcp")
+            else ("dhcp", "address", "netmask", "gateway", "dns", "hostname"))
     return {key: before[key] for key in keys if not _unset(before.get(key))}
 
 

@@ -42,7 +42,7 @@ class Device:
         self.session.headers["Authorization"] = "Bearer " + answer.json()["token"]
 
     def call(self, method, path, body=None):
-        for _ in range(100):  # a tuner switching frequency answers 503 for a moment: retry, as a client should
+        for unused in range(100):  # a tuner switching frequency answers 503 for a moment: retry, as a client should
             answer = self.session.request(method, self.base + path, json=body, timeout=10)
             if answer.status_code != 503:
                 break
@@ -61,13 +61,13 @@ def hand_configure_analyzer(api, rng, index):
     if index == 1:
         api.call("POST", "/system/network", {"dhcp": True})
     else:
+        dns = ["192.0.2.%d" % rng.randint(1, 254) for unused in range(rng.randint(0, 3))]
         api.call("POST", "/system/network", {"dhcp": False, "address": own, "netmask": "255.0.0.0",
-                                              "gateway": "127.0.0.1",
-                                              "dns": ["192.0.2.%d" % rng.randint(1, 254) for _ in range(rng.randint(0, 3))]})
+                                             "gateway": "127.0.0.1", "dns": dns})
     api.call("POST", "/system/hostname", {"hostname": "analyzer-%s-%d" % (_pick(rng, "north", "south", "studio"), index)})
     ntp = rng.random() < 0.5
-    api.call("POST", "/system/datetime", {"enable_ntp": ntp, "ntp_servers": ["ntp%d.example.net" % n
-                                                                            for n in range(rng.randint(1, 3))]})
+    servers = ["ntp%d.example.net" % n for n in range(rng.randint(1, 3))]
+    api.call("POST", "/system/datetime", {"enable_ntp": ntp, "ntp_servers": servers})
     api.call("POST", "/system/timezone", {"timezone": _pick(rng, "Europe/Berlin", "America/New_York", "Asia/Tokyo")})
     enabled = rng.random() < 0.5
     api.call("POST", "/system/log/settings", {
@@ -77,7 +77,8 @@ def hand_configure_analyzer(api, rng, index):
     api.call("POST", "/snmp/settings", {
         "enabled": rng.random() < 0.7,
         "listen_addresses": ["10.%d.0.%d" % (index, n) for n in range(1, rng.randint(1, 4))],
-        "trap_addresses": ["192.0.2.%d:%d" % (rng.randint(1, 254), _pick(rng, 162, 1162)) for _ in range(rng.randint(0, 3))]})
+        "trap_addresses": ["192.0.2.%d:%d" % (rng.randint(1, 254), _pick(rng, 162, 1162))
+                           for unused in range(rng.randint(0, 3))]})
     names = ["Default"]
     errors = ["ts_sync_loss", "pat_error2", "continuity_count_error", "crc_error", "pts_error", "input_mlr_error"]
     for number in range(rng.randint(1, 2)):
@@ -89,10 +90,10 @@ def hand_configure_analyzer(api, rng, index):
         names.append(name)
     profiles = {profile["name"]: profile["id"] for profile in api.call("GET", "/profiles")}
     sources = [
-        lambda n: {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.%d.0.%d" % (index, n),
-                                                                "multicast_port": 5000 + n}}},
-        lambda n: {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "232.1.%d.%d" % (index, n),
-                                                                "multicast_port": 6000, "source_address": "10.9.0.%d" % n}}},
+        lambda n: {"eth": {"stream_protocol": 0, "multicast": {
+            "multicast_address": "239.%d.0.%d" % (index, n), "multicast_port": 5000 + n}}},
+        lambda n: {"eth": {"stream_protocol": 0, "multicast": {
+            "multicast_address": "232.1.%d.%d" % (index, n), "multicast_port": 6000, "source_address": "10.9.0.%d" % n}}},
         lambda n: {"eth": {"stream_protocol": 0, "unicast": {"listen_address": "0.0.0.0", "listen_port": 7000 + n}}},
         lambda n: {"asi": {"port": 1 + n % 2}},
         lambda n: {"t2mi": {"stream_id": n, "service_id": 100 + n, "elementary_stream_pid": 4000 + n, "plp_id": 0,
@@ -235,8 +236,8 @@ def test_onboarded_fleet_is_converged_and_without_drift(hand_configured, collect
     # a tuner whose schedule is active has its state set by it: the role refuses both
     scheduled = [(t["tuner_id"], "operating_state" in t, s["active"]) for name in names[TS:]
                  for t, s in zip(onboarded[name]["fm_monitor_tuners"], onboarded[name]["fm_monitor_schedules"])]
-    assert all(declared != active for _, declared, active in scheduled), scheduled
-    assert any(active for _, _, active in scheduled), scheduled
+    assert all(declared != active for unused, declared, active in scheduled), scheduled
+    assert any(active for unused, unused_declared, active in scheduled), scheduled
 
     # site.yml with these variables and purge on: nothing to change, nothing written
     clear(fleet)

@@ -46,8 +46,8 @@ def test_fm_variables_are_the_roles_and_leave_out_what_the_role_refuses():
 
 
 def test_secrets_become_vault_references():
-    value = {"ts_analyzer_inputs": [{"name": "Mux @ studio", "source": {"srt": {"url": "srt://bob:pw@10.0.0.1:9000",
-                                                                                 "passphrase": "s3cret"}}}],
+    srt = {"url": "srt://bob:pw@10.0.0.1:9000", "passphrase": "s3cret"}
+    value = {"ts_analyzer_inputs": [{"name": "Mux @ studio", "source": {"srt": srt}}],
              "ts_analyzer_logging": {"remote_syslog": {"server": "alice:pw@logs.example"}},
              "ts_analyzer_snmp": {"trap_addresses": ["10.0.0.100:162"], "password": None}}
     out, names = without_secrets("ts-001", value)
