@@ -1,31 +1,9 @@
-"""Helpers of the analyzer-side functional tests: tasks, and the device seen over its own HTTP API."""
+"""The analyzer seen over its own HTTP API, for the analyzer-side functional tests (their tasks
+are in tasks.py)."""
 
 import requests
 
-from .conftest import connection
-
 USER = {"role": "user", "password": "user"}
-
-
-def task(module, device, name=None, **args):
-    """A task of ``broadcast.monitoring.<module>`` against ``device`` (admin unless args say otherwise)."""
-    options = dict(connection(device))
-    options.update(args)
-    return {"name": name or module, "broadcast.monitoring.%s" % module: options}
-
-
-def checked(one_task):
-    """The task, run in check mode with diff whatever the play says."""
-    return dict(one_task, check_mode=True, diff=True)
-
-
-def writes(sim, device):
-    """(method, path) of every write and action the device received since the log was cleared."""
-    return [(w["method"], w["path"]) for w in sim.call(device.writes)]
-
-
-def clear_log(sim, device):
-    sim.call(device.requests.clear)
 
 
 class Api:

@@ -1,23 +1,6 @@
-"""Helpers shared by the FM monitor's functional tests (fm_* modules)."""
+"""The FM monitor's stored state as the simulator keeps it, for the fm_* modules' tests."""
 
 import copy
-
-from .conftest import connection
-
-
-def task(module, device, role="admin", name=None, **options):
-    """One task of ``broadcast.monitoring.<module>`` against ``device``."""
-    args = dict(connection(device, password=role, role=role), **options)
-    return {"name": name or module, "broadcast.monitoring.%s" % module: args}
-
-
-def writes(sim, device):
-    """(method, path, status) of every write and action the device received."""
-    return [(w["method"], w["path"], w["status"]) for w in sim.call(device.writes)]
-
-
-def clear_log(sim, device):
-    sim.call(device.requests.clear)
 
 
 def tuners(sim, device):
@@ -27,8 +10,3 @@ def tuners(sim, device):
 
 def stations(sim, device):
     return sim.call(lambda: copy.deepcopy(device.state["stations"]))
-
-
-def ok(result):
-    assert result.get("failed") is not True, result
-    return result

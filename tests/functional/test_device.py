@@ -6,6 +6,7 @@ import requests
 from tests.simulator import swu
 
 from .conftest import EXAMPLE_VARS, connection, module_examples
+from .tasks import task, write_log
 
 BOTH = ["ts-001", "fm-001"]
 
@@ -19,14 +20,6 @@ def fresh(sim):
         sim.call(device.reset)
         return device
     return reset
-
-
-def task(module, device, **options):
-    return {"name": module, "broadcast.monitoring.%s" % module: dict(connection(device), **options)}
-
-
-def writes(sim, device):
-    return sim.call(device.writes)
 
 
 def api_get(device, path, password="admin"):
@@ -61,14 +54,14 @@ def test_network_settings_wait_for_reboot_and_are_idempotent(play, sim, fresh, n
     settings = dict(address=device.address, netmask="255.0.0.0", gateway="127.0.0.1", dns=["127.0.0.53"],
                     hostname="site-a-%s" % device.kind.replace("_", "-"))
     checked = play.run([task("device_network", device, **settings)], name, check=True, diff=True)[0]
-    assert writes(sim, device) == []
+    assert write_log(sim, device) == []
     assert checked["changed"] is True and checked["diff"]["after"]["dns"] == ["127.0.0.53"]
     out = play.run([task("device_network", device, **settings), task("device_network", device, **settings)],
                    name, diff=True)
     assert out[0]["changed"] is True and out[0]["reboot_needed"] is True
     assert out[0]["diff"] == checked["diff"]
     assert out[1]["changed"] is False and out[1]["reboot_needed"] is True
-    assert len(writes(sim, device)) == 2  # address settings and hostname, once
+    assert len(write_log(sim, device)) == 2  # address settings and hostname, once
 
 
 @pytest.mark.parametrize("name", BOTH)
@@ -107,7 +100,7 @@ def test_network_settings_that_would_strand_the_device_are_refused(play, sim, fr
     device = fresh("ts-002")
     result = play.run([task("device_network", device, **options)], device.name)[0]
     assert result["failed"] is True and message in result["msg"], result["msg"]
-    assert writes(sim, device) == []
+    assert write_log(sim, device) == []
 
 
 # -- firmware -------------------------------------------------------------------------------
@@ -142,7 +135,7 @@ def upgrading(sim, fresh):
 
 
 def reboots(sim, device):
-    return [w for w in writes(sim, device) if w["path"] == "/api/system/reboot"]
+    return [w for w in write_log(sim, device) if w["path"] == "/api/system/reboot"]
 
 
 @pytest.mark.parametrize("name, behaviour", UPGRADE_CASES)
@@ -151,7 +144,7 @@ def test_firmware_upgrade_verified_then_nothing_to_do(play, sim, upgrading, bund
     checked = play.run([task("device_firmware", device, path=bundles["good"])], name, check=True)[0]
     assert checked["msg"] == "would upgrade from 1.0.0 to 2.4.1" and checked["changed"] is True
     assert checked["diff"] == {"before": {"firmware_version": "1.0.0"}, "after": {"firmware_version": "2.4.1"}}
-    assert writes(sim, device) == []
+    assert write_log(sim, device) == []
     out = play.run([task("device_firmware", device, path=bundles["good"], reboot_timeout=30),
                     task("device_firmware", device, path=bundles["good"], reboot_timeout=30)], name)
     assert out[0].get("failed") is not True, out[0]
@@ -159,7 +152,7 @@ def test_firmware_upgrade_verified_then_nothing_to_do(play, sim, upgrading, bund
     assert (out[0]["rebooted"], out[0]["reboot_needed"], out[0]["pending_version"]) == (True, False, None)
     assert out[0]["elapsed"] > 0
     assert out[1]["changed"] is False and out[1]["msg"] == "firmware 2.4.1 is already installed"
-    uploads = [w for w in writes(sim, device) if w["path"] == "/api/system/upgrade"]
+    uploads = [w for w in write_log(sim, device) if w["path"] == "/api/system/upgrade"]
     assert len(uploads) == 1
     # The module reboots only a device that waits for it.
     assert len(reboots(sim, device)) == (1 if behaviour == "pending" else 0)
@@ -232,7 +225,7 @@ def test_time_on_both_devices(play, sim, fresh):
     assert api_get(ts, "/system/timezone") == {"timezone": "Europe/Berlin"}
     fm_time = dict(ntp=False, timezone="2", datetime="now")
     checked = play.run([task("device_time", fm, **fm_time)], fm.name, check=True)[0]
-    assert writes(sim, fm) == [] and checked["changed"] is True
+    assert write_log(sim, fm) == [] and checked["changed"] is True
     out = play.run([task("device_time", fm, **fm_time), task("device_time", fm, **fm_time),
                     task("device_time", fm, timezone="Europe/Berlin"), task("device_time", fm, ntp=True, datetime="now")],
                    fm.name)
@@ -266,10 +259,10 @@ def test_password_is_idempotent_and_never_shown(play, sim, fresh, name):
     secret = "Fleet-pw-%s" % name
     set_it = task("device_password", device, target_role="user", new_password=secret)
     checked = play.run([set_it], name, check=True)[0]
-    assert checked["changed"] is True and writes(sim, device) == []
+    assert checked["changed"] is True and write_log(sim, device) == []
     out = play.run([set_it, set_it], name, verbosity=3)
     assert [r["changed"] for r in out.results] == [True, False]
-    assert len(writes(sim, device)) == 1
+    assert len(write_log(sim, device)) == 1
     assert secret not in out.output
     assert requests.post(device.base_url + "/api" + device.login_path,
                          json={"role": "user", "password": secret}, timeout=5).status_code == 200

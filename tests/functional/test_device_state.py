@@ -4,7 +4,8 @@ import pytest
 
 from tests.conftest import factory_device
 
-from .analyzer import Api, clear_log, task, writes
+from .analyzer import Api
+from .tasks import clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 
 

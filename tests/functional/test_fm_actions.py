@@ -3,7 +3,7 @@
 import os
 
 from .conftest import EXAMPLE_VARS, module_examples
-from .fm_common import ok, task, writes
+from .tasks import ok, task, writes
 
 BASE = 1704103200  # 2024-01-01T10:00:00Z
 
@@ -51,7 +51,7 @@ def test_downloads_clearing_and_monitor_change_only_when_something_changes(play,
     with open(mib, encoding="utf-8") as handle:
         assert handle.read().startswith("FM-MONITOR-MIB DEFINITIONS ::= BEGIN")
     assert monitor(sim, fm) == {"tuner_id": 3, "mute": 16}
-    assert [(m, p) for m, p, s in writes(sim, fm)] == [("DELETE", "/api/alerts"), ("POST", "/api/monitor"),
+    assert [(m, p) for m, p, s in writes(sim, fm, status=True)] == [("DELETE", "/api/alerts"), ("POST", "/api/monitor"),
                                                        ("POST", "/api/monitor")]
 
 
@@ -72,7 +72,7 @@ def test_check_mode_writes_neither_device_nor_file(play, sim, fm, tmp_path):
     assert checked["changed"] is True and checked["cleared"] == 2
     assert checked["monitor"]["after"] == {"tuner_id": 5, "muted": True}
     assert not os.path.exists(dest)
-    assert writes(sim, fm) == []
+    assert writes(sim, fm, status=True) == []
     assert monitor(sim, fm) == {"tuner_id": 0, "mute": 0}
     real = ok(play.run([task("fm_actions", fm, **options)], fm.name, diff=True)[0])
     assert real["diff"] == checked["diff"] and real["cleared"] == 2 and os.path.exists(dest)
@@ -92,7 +92,7 @@ def test_bad_input_fails_before_any_write(play, sim, fm, tmp_path):
     assert "monitor.tuner_id: must be >= 0, got -1" in out[2]["msg"]
     assert "missing required arguments: dest" in out[3]["msg"]
     assert all(r["failed"] is True for r in out.results)
-    assert writes(sim, fm) == []
+    assert writes(sim, fm, status=True) == []
 
 
 def test_documented_examples_run_as_written(play, sim, fm):

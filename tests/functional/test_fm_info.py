@@ -1,7 +1,7 @@
 """fm_info end to end: what it reads from a simulated FM monitor, and that it never writes."""
 
 from .conftest import EXAMPLE_VARS, module_examples
-from .fm_common import ok, task, writes
+from .tasks import ok, task, writes
 
 BASE = 1704103200  # 2024-01-01T10:00:00Z
 ALERTS = [(0, "RFL is low", 0), (1, "SNR is low", 60), (0, "SNR is low", 120), (2, "Multipath is high", 180),
@@ -86,7 +86,7 @@ def test_subsets_filters_and_pages(play, sim, fm):
     assert "alerts.since: must be Unix seconds or an ISO 8601 time, got 'yesterday'" in out[10]["msg"]
     assert "alerts.limit: must be >= 0, got -1" in out[10]["msg"]
     assert all(r.get("changed") is False for r in out.results)
-    assert writes(sim, fm) == []
+    assert writes(sim, fm, status=True) == []
 
 
 def test_check_mode_reads_the_same_and_writes_nothing(play, sim, fm):
@@ -94,7 +94,7 @@ def test_check_mode_reads_the_same_and_writes_nothing(play, sim, fm):
     out = play.run([info(fm, role="admin", gather_subset=["all", "!status", "!tuners"])], fm.name, check=True, diff=True)
     checked = ok(out[0])
     assert checked["changed"] is False and checked["alerts"]["total"] == 5 and "conf" in checked
-    assert writes(sim, fm) == []
+    assert writes(sim, fm, status=True) == []
 
 
 def test_documented_examples_run_as_written(play, sim, fm):

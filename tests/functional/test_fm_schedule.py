@@ -1,7 +1,8 @@
 """fm_schedule end to end: ansible-playbook against a simulated FM monitor."""
 
 from .conftest import EXAMPLE_VARS, module_examples
-from .fm_common import clear_log, ok, task, tuners, writes
+from .fm_common import tuners
+from .tasks import clear_log, ok, task, writes
 
 DAY = [{"time": "06:00", "state": "enabled"}, {"time": "22:00", "state": "sleep"}]
 # the same events: other order, a minute number, an hour without its leading zero, a repeat
@@ -21,7 +22,7 @@ def test_all_tuners_in_one_request_and_events_compared_as_sets(play, sim, fm):
     first, second = ok(out[0]), ok(out[1])
     assert first["changed"] is True and len(first["changes"]) == 8
     assert first["requests"] == {"login": 1, "read": 1, "write": 1}
-    assert writes(sim, fm) == [("POST", "/api/tuners/all/schedule", 200)]
+    assert writes(sim, fm, status=True) == [("POST", "/api/tuners/all/schedule", 200)]
     assert second["changed"] is False, second
     assert first["after"][4]["events"]["monday"] == DAY
     for stored in schedules(sim, fm):
@@ -57,7 +58,7 @@ def test_merged_replaces_listed_days_and_replaced_the_whole_schedule(play, sim, 
     assert stored == {"active": False, "events": dict({d: [] for d in stored["events"]},
                                                       sunday=[{"minute": 420, "state": 1}])}
     # only the days that differ are sent
-    assert [p for m, p, s in writes(sim, fm)] == ["/api/tuner/2/schedule"] * 4
+    assert [p for m, p, s in writes(sim, fm, status=True)] == ["/api/tuner/2/schedule"] * 4
 
 
 def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, fm):
@@ -65,7 +66,7 @@ def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, fm):
     clear_log(sim, fm)
     wanted = dict(config=[{"tuner_id": 0, "events": {"monday": DAY[:1]}}, {"tuner_id": 6, "active": True}])
     checked = ok(play.run([task("fm_schedule", fm, **wanted)], fm.name, check=True, diff=True)[0])
-    assert writes(sim, fm) == []
+    assert writes(sim, fm, status=True) == []
     assert checked["changed"] is True
     assert checked["diff"]["before"]["0"]["events"]["monday"] == DAY
     assert checked["diff"]["after"]["0"]["events"]["monday"] == DAY[:1]
@@ -104,7 +105,7 @@ def test_bad_input_fails_before_any_write(play, sim, fm):
     for (options, message), result in zip(BAD, out.results):
         assert result["failed"] is True, (options, result)
         assert message in result["msg"], (message, result["msg"])
-    assert writes(sim, fm) == []
+    assert writes(sim, fm, status=True) == []
 
 
 def test_documented_examples_run_as_written(play, sim, fm):

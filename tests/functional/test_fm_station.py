@@ -5,7 +5,8 @@ import pytest
 from tests.simulator.fleet import running_fleet
 
 from .conftest import EXAMPLE_VARS, Play, module_examples
-from .fm_common import ok, stations, task, tuners, writes
+from .fm_common import stations, tuners
+from .tasks import ok, task, writes
 
 
 def seed(sim, device, count=4):
@@ -23,7 +24,7 @@ def seed(sim, device, count=4):
 
 def test_scan_adds_stations_once_and_check_mode_only_says_it_would_scan(play, sim, fm):
     checked = ok(play.run([task("fm_station", fm, role="user", state="scanned", tuner_id=0)], fm.name, check=True)[0])
-    assert writes(sim, fm) == []
+    assert writes(sim, fm, status=True) == []
     assert checked["changed"] is True
     assert checked["msg"].startswith("check mode: a band scan of tuner 0 would run; no scan request was sent")
     out = play.run([task("fm_station", fm, role="user", state="scanned", tuner_id=0),
@@ -37,7 +38,7 @@ def test_scan_adds_stations_once_and_check_mode_only_says_it_would_scan(play, si
     assert first["requests"] == {"login": 1, "read": 2, "write": 1}
     assert second["changed"] is False and second["added"] == [] and len(second["found"]) == len(band)
     assert [(s["station_id"], s["frequency"]) for s in stations(sim, fm)] == list(enumerate(band))
-    assert [(m, p) for m, p, s in writes(sim, fm)] == [("POST", "/api/tuner/0/scan"), ("POST", "/api/tuner/3/scan")]
+    assert [(m, p) for m, p, s in writes(sim, fm, status=True)] == [("POST", "/api/tuner/0/scan"), ("POST", "/api/tuner/3/scan")]
     assert tuners(sim, fm)[0]["frequency"] == 87500  # a scan leaves the tuner where it was
 
 
@@ -45,7 +46,7 @@ def test_delete_by_id_frequency_or_all_and_only_when_present(play, sim, fm):
     records = seed(sim, fm)
     checked = ok(play.run([task("fm_station", fm, state="absent", station_ids=[1])], fm.name, check=True, diff=True)[0])
     assert checked["changed"] is True and checked["deleted"] == [records[1]]
-    assert writes(sim, fm) == []
+    assert writes(sim, fm, status=True) == []
     out = play.run([
         task("fm_station", fm, state="absent", station_ids=[1, 7]),
         task("fm_station", fm, state="absent", station_ids=[1, 7]),
@@ -58,7 +59,7 @@ def test_delete_by_id_frequency_or_all_and_only_when_present(play, sim, fm):
     assert out[0]["stations"] == checked["stations"]
     assert out[2]["deleted"] == [records[2]]
     assert out[3]["deleted"] == [records[0], records[3]] and out[3]["stations"] == []
-    assert [(m, p) for m, p, s in writes(sim, fm)] == [
+    assert [(m, p) for m, p, s in writes(sim, fm, status=True)] == [
         ("DELETE", "/api/station/1"), ("DELETE", "/api/station/2"), ("DELETE", "/api/stations/all")]
     assert stations(sim, fm) == []
 
@@ -81,7 +82,7 @@ def test_bad_input_fails_before_any_write(play, sim, fm):
     for (options, message), result in zip(BAD, out.results):
         assert result["failed"] is True, (options, result)
         assert message in result["msg"], (message, result["msg"])
-    assert writes(sim, fm) == []
+    assert writes(sim, fm, status=True) == []
     checked = play.run([task("fm_station", fm, state="scanned", tuner_id=9)], fm.name, check=True)[0]
     assert checked["failed"] is True and "tuner_id: the device has no tuner 9 (it has 0 to 7)" in checked["msg"]
 

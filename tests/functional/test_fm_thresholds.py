@@ -1,7 +1,8 @@
 """fm_thresholds end to end: ansible-playbook against a simulated FM monitor."""
 
 from .conftest import EXAMPLE_VARS, module_examples
-from .fm_common import clear_log, ok, task, tuners, writes
+from .fm_common import tuners
+from .tasks import clear_log, ok, task, writes
 
 COMMON = {"rssi_interval": 5, "rssi": {"min": 25, "margin": 3}, "snr": {"min": 15}, "rds": {"sync_lost": True}}
 TUNER_3 = {"tuner_id": 3, "multipath": {"max": 40}}
@@ -16,7 +17,7 @@ def test_common_part_goes_to_all_tuners_in_one_request_then_idempotent(play, sim
     out = play.run([step, step], fm.name)
     first, second = ok(out[0]), ok(out[1])
     assert first["changed"] is True and len(first["changes"]) == 8
-    assert writes(sim, fm) == [("POST", "/api/tuners/all/thresholds", 200), ("POST", "/api/tuner/3/thresholds", 200)]
+    assert writes(sim, fm, status=True) == [("POST", "/api/tuners/all/thresholds", 200), ("POST", "/api/tuner/3/thresholds", 200)]
     assert first["requests"] == {"login": 1, "read": 1, "write": 2}
     assert second["changed"] is False, second
     assert second["requests"] == {"login": 1, "read": 1, "write": 0}
@@ -54,7 +55,7 @@ def test_disabled_bounds_replaced_and_the_user_role(play, sim, fm):
     assert stored["thresholds"]["multipath"] == {"min": 0, "max": 100, "margin": 5}
     assert stored["thresholds"]["audiol"] == {"min": 0, "max": 127, "margin": 2}
     # between the second and third task the device held the disabling values
-    assert [p for m, p, s in writes(sim, fm)] == ["/api/tuner/5/thresholds"] * 3
+    assert [p for m, p, s in writes(sim, fm, status=True)] == ["/api/tuner/5/thresholds"] * 3
 
 
 def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, fm):
@@ -62,7 +63,7 @@ def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, fm):
     clear_log(sim, fm)
     wanted = dict(all_tuners={"audio_right": {"max": 110}}, config=[{"tuner_id": 3, "multipath": {"max": "disabled"}}])
     checked = ok(play.run([task("fm_thresholds", fm, **wanted)], fm.name, check=True, diff=True)[0])
-    assert writes(sim, fm) == []
+    assert writes(sim, fm, status=True) == []
     assert checked["changed"] is True
     assert checked["diff"]["before"]["3"]["multipath"]["max"] == 40
     assert checked["diff"]["after"]["3"]["multipath"]["max"] == "disabled"
@@ -72,7 +73,7 @@ def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, fm):
     assert ok(out[1])["gathered"] == checked["after"]
     assert "audio_right" in out.output and "+" in out.output
     # every tuner ends with multipath.max disabled too: one request does all
-    assert [p for m, p, s in writes(sim, fm)] == ["/api/tuners/all/thresholds"]
+    assert [p for m, p, s in writes(sim, fm, status=True)] == ["/api/tuners/all/thresholds"]
 
 
 BAD = [
@@ -98,7 +99,7 @@ def test_bad_input_fails_before_any_write(play, sim, fm):
     for (options, message), result in zip(BAD, out.results):
         assert result["failed"] is True, (options, result)
         assert message in result["msg"], (message, result["msg"])
-    assert writes(sim, fm) == []
+    assert writes(sim, fm, status=True) == []
 
 
 def test_documented_examples_run_as_written(play, sim, fm):

@@ -1,7 +1,8 @@
 """fm_tuner end to end: ansible-playbook against a simulated FM monitor."""
 
 from .conftest import EXAMPLE_VARS, connection, module_examples
-from .fm_common import clear_log, ok, task, tuners, writes
+from .fm_common import tuners
+from .tasks import clear_log, ok, task, writes
 
 RADIO_ONE = {"tuner_id": 0, "name": "Radio One", "frequency": 94800, "operating_state": "enabled", "muted": True,
              "stream": {"enabled": True, "url": "udp://239.10.0.1:5004", "codec": "aac", "bitrate": 192}}
@@ -31,7 +32,7 @@ def test_all_tuners_hw_goes_in_one_request_then_idempotent(play, sim, fm):
     assert [c["key"] for c in first["changes"]] == list(range(8))
     # tuners, valid bitrates (a bitrate is given), stations (a frequency changes)
     assert first["requests"] == {"login": 1, "read": 3, "write": 6}
-    assert writes(sim, fm) == [
+    assert writes(sim, fm, status=True) == [
         ("POST", "/api/tuners/all/settings", 200),
         ("POST", "/api/tuner/0/state", 200), ("POST", "/api/tuner/0/muted", 200),
         ("POST", "/api/tuner/0/stream", 200), ("POST", "/api/tuner/0/settings", 200),
@@ -56,7 +57,7 @@ def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, fm):
                   config=[{"tuner_id": 2, "frequency": 99000, "name": "Two", "stream": {"enabled": True}},
                           {"tuner_id": 0, "operating_state": "sleep"}])
     checked = ok(play.run([task("fm_tuner", fm, **wanted)], fm.name, check=True, diff=True)[0])
-    assert writes(sim, fm) == []
+    assert writes(sim, fm, status=True) == []
     assert checked["changed"] is True
     assert checked["diff"]["before"]["2"]["frequency"] == 87500
     assert checked["diff"]["after"]["2"]["frequency"] == 99000
@@ -108,7 +109,7 @@ def test_station_tuning_is_idempotent_and_frequency_follows(play, sim, fm):
     assert "config[0] (tuner 1): station_id: the device has no station 9 (it has 0, 1, 2, 3" in missing["msg"]
     assert clash["failed"] is True
     assert "config[0] (tuner 1): frequency: %d differs from the frequency of station 2" % quiet in clash["msg"]
-    assert [(m, p) for m, p, s in writes(sim, fm)] == [
+    assert [(m, p) for m, p, s in writes(sim, fm, status=True)] == [
         ("POST", "/api/tuner/1/state"), ("POST", "/api/tuner/1/station"),
         ("POST", "/api/tuner/1/settings"), ("POST", "/api/tuner/1/settings")]
     assert tuners(sim, fm)[1]["frequency"] == quiet
@@ -144,7 +145,7 @@ def test_bad_input_fails_before_any_write(play, sim, fm):
     for (options, message), result in zip(BAD, out.results):
         assert result["failed"] is True, (options, result)
         assert message in result["msg"], (message, result["msg"])
-    assert writes(sim, fm) == []
+    assert writes(sim, fm, status=True) == []
 
 
 def test_user_role_sets_what_it_may_and_is_told_what_needs_admin(play, sim, fm):
@@ -165,7 +166,7 @@ def test_user_role_sets_what_it_may_and_is_told_what_needs_admin(play, sim, fm):
         assert "nothing was written" in result["msg"]
     assert ok(out[3])["changed"] is False  # the state it already has: no admin needed
     assert ok(out[4])["gathered"][2]["name"] == "User set"
-    assert [p for m, p, s in writes(sim, fm)] == ["/api/tuner/2/muted", "/api/tuner/2/stream", "/api/tuner/2/settings"]
+    assert [p for m, p, s in writes(sim, fm, status=True)] == ["/api/tuner/2/muted", "/api/tuner/2/stream", "/api/tuner/2/settings"]
     assert tuners(sim, fm)[2]["name"] == "User set"
 
 
@@ -207,5 +208,5 @@ def test_a_tuner_whose_schedule_is_active_takes_no_operating_state(play, sim, fm
                 " operating_state out for this tuner, or deactivate its schedule first" % where) in refused["msg"]
     replaced = ok(out[2])
     assert replaced["changed"] is True and ok(out[3])["changed"] is False
-    assert [p for unused, p, unused in writes(sim, fm)] == ["/api/tuner/2/settings"]
+    assert [p for unused, p, unused in writes(sim, fm, status=True)] == ["/api/tuner/2/settings"]
     assert tuners(sim, fm)[2]["state"] == 2 and tuners(sim, fm)[2]["name"] == "Night"

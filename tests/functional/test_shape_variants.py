@@ -15,7 +15,7 @@ import yaml
 
 from tests.simulator.fleet import running_fleet
 
-from .analyzer import writes
+from .tasks import writes
 from .conftest import ROOT, Play, connection
 
 VARIANTS = ("extra", "reordered", "sparse", "aliases")

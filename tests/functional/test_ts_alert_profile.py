@@ -2,7 +2,8 @@
 
 from tests.simulator.ts import ERROR_NAMES, PRIORITY_1
 
-from .analyzer import Api, checked, clear_log, task, writes
+from .analyzer import Api
+from .tasks import checked, clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 
 STRICT = {"name": "Strict", "errors": {

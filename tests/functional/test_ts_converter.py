@@ -1,6 +1,7 @@
 """ts_converter end to end: ansible-playbook against a simulated analyzer."""
 
-from .analyzer import Api, checked, clear_log, task, writes
+from .analyzer import Api
+from .tasks import checked, clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 
 SEND = {"asi_port": 1, "running": True, "multicast_address": "239.10.0.1", "multicast_port": 5000,

@@ -4,7 +4,8 @@ import pytest
 
 from tests.conftest import factory_device
 
-from .analyzer import USER, Api, checked, clear_log, task, writes
+from .analyzer import USER, Api
+from .tasks import checked, clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 
 SUBSETS = ["system_status", "system_device", "inputs", "pids", "tables", "epg", "epg_parameters", "rf_metrics",

@@ -3,27 +3,22 @@
 import pytest
 import requests
 
-from .analyzer import Api, clear_log
-from .analyzer import writes as write_paths
+from .analyzer import Api
 from .conftest import EXAMPLE_VARS, connection, module_examples
+from .tasks import clear_log, task, write_log
+from .tasks import writes as write_paths
 
 MUX = {"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000, "source_address": "10.0.0.7"}},
        "alert_profile": "Default", "monitoring": "started"}
 ASI = {"name": "ASI backup", "source": {"asi": {"port": 2}}, "monitoring": "stopped"}
 
 
-def task(device, state, config, **options):
-    args = dict(connection(device), state=state, config=config)
-    args.update(options)
-    return {"name": "ts_input %s" % state, "broadcast.monitoring.ts_input": args}
-
-
-def writes(sim, device):
-    return sim.call(device.writes)
+def input_task(device, state, config, **options):
+    return task("ts_input", device, "ts_input %s" % state, state=state, config=config, **options)
 
 
 def test_create_then_idempotent_then_update(play, sim, ts):
-    out = play.run([task(ts, "overridden", [MUX, ASI]), task(ts, "overridden", [MUX, ASI])], ts.name)
+    out = play.run([input_task(ts, "overridden", [MUX, ASI]), input_task(ts, "overridden", [MUX, ASI])], ts.name)
     first, second = out[0], out[1]
     assert first.get("failed") is not True, first
     assert first["changed"] is True
@@ -40,11 +35,11 @@ def test_create_then_idempotent_then_update(play, sim, ts):
 
     sim.call(ts.requests.clear)
     moved = dict(MUX, source={"multicast": {"address": "239.1.1.1", "port": 5002}})
-    out = play.run([task(ts, "merged", [moved])], ts.name)
+    out = play.run([input_task(ts, "merged", [moved])], ts.name)
     assert out[0]["changed"] is True
     assert out[0]["changes"] == [{"action": "update", "key": "Mux 1", "differences": [
         {"path": "source.multicast.port", "current": 5000, "declared": 5002}]}]
-    assert [(w["method"], w["path"]) for w in writes(sim, ts)] == [("POST", "/api/inputs/1")]
+    assert [(w["method"], w["path"]) for w in write_log(sim, ts)] == [("POST", "/api/inputs/1")]
     mux = {i["name"]: i for i in ts_inputs(play, ts)}["Mux 1"]
     assert mux["config"]["eth"]["multicast"] == {"multicast_address": "239.1.1.1", "multicast_port": 5002}
 
@@ -58,9 +53,9 @@ def ts_inputs(play, device):
 
 def test_overridden_deletes_unlisted_and_merged_keeps_them(play, sim, ts):
     out = play.run([
-        task(ts, "merged", [MUX, ASI]),
-        task(ts, "merged", [dict(MUX, monitoring="stopped")]),
-        task(ts, "overridden", [ASI]),
+        input_task(ts, "merged", [MUX, ASI]),
+        input_task(ts, "merged", [dict(MUX, monitoring="stopped")]),
+        input_task(ts, "overridden", [ASI]),
     ], ts.name)
     assert [r["changed"] for r in out.results] == [True, True, True]
     assert [i["name"] for i in ts_inputs(play, ts)] == ["ASI backup"]
@@ -68,25 +63,25 @@ def test_overridden_deletes_unlisted_and_merged_keeps_them(play, sim, ts):
 
 
 def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, ts):
-    play.run([task(ts, "merged", [MUX])], ts.name)
+    play.run([input_task(ts, "merged", [MUX])], ts.name)
     sim.call(ts.requests.clear)
     wanted = [dict(MUX, monitoring="stopped"), ASI]
-    checked = play.run([task(ts, "overridden", wanted)], ts.name, check=True, diff=True)[0]
-    assert writes(sim, ts) == []
+    checked = play.run([input_task(ts, "overridden", wanted)], ts.name, check=True, diff=True)[0]
+    assert write_log(sim, ts) == []
     assert checked["changed"] is True
     assert checked["diff"]["before"]["Mux 1"]["monitoring"] == "started"
     assert checked["diff"]["after"]["Mux 1"]["monitoring"] == "stopped"
     assert "ASI backup" not in checked["diff"]["before"]
-    real = play.run([task(ts, "overridden", wanted)], ts.name, diff=True)[0]
+    real = play.run([input_task(ts, "overridden", wanted)], ts.name, diff=True)[0]
     assert real["changed"] is True
     assert real["changes"] == checked["changes"]
     assert real["diff"] == checked["diff"]
-    gathered = play.run([task(ts, "gathered", [])], ts.name)[0]["gathered"]
+    gathered = play.run([input_task(ts, "gathered", [])], ts.name)[0]["gathered"]
     assert sorted(gathered, key=lambda i: i["name"]) == sorted(checked["after"], key=lambda i: i["name"])
 
 
 def test_diff_output_shows_before_and_after(play, sim, ts):
-    out = play.run([task(ts, "merged", [MUX])], ts.name, diff=True)
+    out = play.run([input_task(ts, "merged", [MUX])], ts.name, diff=True)
     assert out[0]["changed"] is True
     assert "+" in out.output and "Mux 1" in out.output
     assert out[0]["diff"]["before"] == {}
@@ -95,11 +90,11 @@ def test_diff_output_shows_before_and_after(play, sim, ts):
 
 def test_deleted_and_gathered(play, sim, ts):
     out = play.run([
-        task(ts, "merged", [MUX, ASI]),
-        task(ts, "gathered", []),
-        task(ts, "deleted", [{"name": "ASI backup"}]),
-        task(ts, "deleted", [{"name": "ASI backup"}]),
-        task(ts, "deleted", []),
+        input_task(ts, "merged", [MUX, ASI]),
+        input_task(ts, "gathered", []),
+        input_task(ts, "deleted", [{"name": "ASI backup"}]),
+        input_task(ts, "deleted", [{"name": "ASI backup"}]),
+        input_task(ts, "deleted", []),
     ], ts.name)
     gathered = {i["name"]: i for i in out[1]["gathered"]}
     assert gathered["Mux 1"] == MUX
@@ -121,19 +116,19 @@ def test_deleted_and_gathered(play, sim, ts):
 ])
 def test_bad_input_fails_before_any_write(play, sim, ts, config, message):
     sim.call(ts.requests.clear)
-    result = play.run([task(ts, "merged", config)], ts.name)[0]
+    result = play.run([input_task(ts, "merged", config)], ts.name)[0]
     assert result["failed"] is True
     assert message in result["msg"]
-    assert writes(sim, ts) == []
+    assert write_log(sim, ts) == []
 
 
 def test_wrong_password_and_user_role_say_what_to_fix(play, sim, ts):
     out = play.run([
-        dict(task(ts, "merged", [MUX]), **{"broadcast.monitoring.ts_input": dict(
+        dict(input_task(ts, "merged", [MUX]), **{"broadcast.monitoring.ts_input": dict(
             connection(ts, password="not-the-password"), config=[MUX])}),
-        dict(task(ts, "merged", [MUX]), **{"broadcast.monitoring.ts_input": dict(
+        dict(input_task(ts, "merged", [MUX]), **{"broadcast.monitoring.ts_input": dict(
             connection(ts, role="user", password="user"), config=[MUX])}),
-        dict(task(ts, "gathered", []), **{"broadcast.monitoring.ts_input": dict(
+        dict(input_task(ts, "gathered", []), **{"broadcast.monitoring.ts_input": dict(
             connection(ts, role="user", password="user"), state="gathered")}),
     ], ts.name)
     assert out[0]["failed"] is True
@@ -142,7 +137,7 @@ def test_wrong_password_and_user_role_say_what_to_fix(play, sim, ts):
     assert out[1]["failed"] is True
     assert "needs the admin role" in out[1]["msg"]
     assert out[2].get("failed") is not True and out[2]["gathered"] == []
-    assert all(w["status"] != 200 for w in writes(sim, ts))
+    assert all(w["status"] != 200 for w in write_log(sim, ts))
 
 
 def test_connection_options_from_environment(play, sim, ts):
@@ -168,7 +163,7 @@ def test_sixteen_inputs_cost_two_reads_and_one_write_each(play, sim, ts):
             for n in range(16)]
     changed = [dict(obj, source={"multicast": {"address": "239.3.0.%d" % (n + 1), "port": 5000}}) if n % 4 == 0 else obj
                for n, obj in enumerate(many)]
-    out = play.run([task(ts, "merged", many), task(ts, "merged", changed)], ts.name)
+    out = play.run([input_task(ts, "merged", many), input_task(ts, "merged", changed)], ts.name)
     assert out[0]["requests"] == {"login": 1, "read": 2, "write": 16}
     assert out[1]["requests"] == {"login": 1, "read": 2, "write": 4}
     assert len(ts_inputs(play, ts)) == 16
@@ -228,9 +223,9 @@ def test_profile_ids_from_ts_alert_profile_save_the_profiles_read(play, sim, ts)
     strict = dict(MUX, alert_profile="Strict")
     out = play.run([profile_task(ts, [{"name": "Strict"}], "created"),
                     # Strict is created by this run: its id is not returned, so ts_input reads the profiles
-                    task(ts, "overridden", [strict, ASI], alert_profile_ids="{{ created.profile_ids }}"),
+                    input_task(ts, "overridden", [strict, ASI], alert_profile_ids="{{ created.profile_ids }}"),
                     profile_task(ts, [{"name": "Strict"}], "again"),
-                    task(ts, "overridden", [strict, ASI], alert_profile_ids="{{ again.profile_ids }}")],
+                    input_task(ts, "overridden", [strict, ASI], alert_profile_ids="{{ again.profile_ids }}")],
                    ts.name)
     created, first, again, second = out
     assert created["profile_ids"] == {"Default": 1}, created
@@ -242,11 +237,11 @@ def test_profile_ids_from_ts_alert_profile_save_the_profiles_read(play, sim, ts)
 
 
 def test_profile_ids_that_do_not_cover_the_inputs_are_not_trusted(play, sim, ts):
-    out = play.run([task(ts, "overridden", [MUX, ASI]),
+    out = play.run([input_task(ts, "overridden", [MUX, ASI]),
                     # the ids given know no profile the inputs use: the profiles are read
-                    task(ts, "overridden", [MUX, ASI], alert_profile_ids={"Other": 7}),
+                    input_task(ts, "overridden", [MUX, ASI], alert_profile_ids={"Other": 7}),
                     # a profile the config asks for is missing from the ids: read too
-                    task(ts, "merged", [dict(ASI, alert_profile="Default")], alert_profile_ids={"Strict": 1})],
+                    input_task(ts, "merged", [dict(ASI, alert_profile="Default")], alert_profile_ids={"Strict": 1})],
                    ts.name)
     assert out[1]["changed"] is False and out[1]["requests"]["read"] == 2, out[1]
     assert out[2]["changed"] is False and out[2]["requests"]["read"] == 2, out[2]
@@ -266,8 +261,8 @@ def _twice(device):
 def test_duplicate_names_gathered_shows_them_merged_and_replaced_refuse(play, sim, ts):
     assert _twice(ts) == [1, 2, 3, 4]
     clear_log(sim, ts)
-    out = play.run([task(ts, "gathered", []), task(ts, "merged", [dict(MUX, monitoring="stopped")]),
-                    task(ts, "replaced", [MUX]), task(ts, "merged", [ASI])], ts.name)
+    out = play.run([input_task(ts, "gathered", []), input_task(ts, "merged", [dict(MUX, monitoring="stopped")]),
+                    input_task(ts, "replaced", [MUX]), input_task(ts, "merged", [ASI])], ts.name)
     gathered, merged, replaced, other = out
     assert gathered.get("failed") is not True, gathered
     assert [i["name"] for i in gathered["gathered"]] == ["Mux 1", "Other"]
@@ -289,9 +284,9 @@ def test_duplicate_names_gathered_shows_them_merged_and_replaced_refuse(play, si
 def test_overridden_keeps_the_copy_as_declared_and_deletes_the_others(play, sim, ts):
     _twice(ts)
     clear_log(sim, ts)
-    checked = play.run([task(ts, "overridden", [MUX])], ts.name, check=True)[0]
+    checked = play.run([input_task(ts, "overridden", [MUX])], ts.name, check=True)[0]
     assert write_paths(sim, ts) == []
-    out = play.run([task(ts, "overridden", [MUX]), task(ts, "overridden", [MUX])], ts.name)
+    out = play.run([input_task(ts, "overridden", [MUX]), input_task(ts, "overridden", [MUX])], ts.name)
     first, second = out
     assert first.get("failed") is not True, first
     assert first["duplicates_removed"] == [{"name": "Mux 1", "id": 1}, {"name": "Other", "id": 4}]
@@ -307,7 +302,7 @@ def test_overridden_keeps_the_copy_as_declared_and_deletes_the_others(play, sim,
 
 def test_overridden_without_a_copy_as_declared_keeps_the_lowest_id(play, sim, ts):
     _twice(ts)
-    out = play.run([task(ts, "overridden", [dict(MUX, monitoring="stopped"), {"name": "Other", "source": ASI["source"]}])],
+    out = play.run([input_task(ts, "overridden", [dict(MUX, monitoring="stopped"), {"name": "Other", "source": ASI["source"]}])],
                    ts.name)[0]
     # no copy of Mux 1 is as declared (both are started): the lowest id is kept and updated
     assert out["duplicates_removed"] == [{"name": "Mux 1", "id": 2}, {"name": "Other", "id": 4}], out
@@ -319,7 +314,7 @@ def test_overridden_without_a_copy_as_declared_keeps_the_lowest_id(play, sim, ts
 
 def test_deleted_removes_every_copy_of_a_name(play, sim, ts):
     _twice(ts)
-    out = play.run([task(ts, "deleted", [{"name": "Other"}]), task(ts, "deleted", [])], ts.name)
+    out = play.run([input_task(ts, "deleted", [{"name": "Other"}]), input_task(ts, "deleted", [])], ts.name)
     assert out[0]["duplicates_removed"] == [{"name": "Other", "id": 4}], out[0]
     assert out[0]["changes"] == [{"action": "delete", "key": "Other"}, {"action": "delete", "key": "Other", "id": 4}]
     assert "left alone" in out.output  # Mux 1's copies are not touched by the first task, with a warning
@@ -330,12 +325,12 @@ def test_deleted_removes_every_copy_of_a_name(play, sim, ts):
 def test_a_planned_profile_id_is_taken_in_check_mode_only(play, sim, ts):
     strict = dict(MUX, alert_profile="Strict")
     clear_log(sim, ts)
-    checked = play.run([task(ts, "merged", [strict], alert_profile_ids={"Default": 1, "Strict": None})], ts.name,
+    checked = play.run([input_task(ts, "merged", [strict], alert_profile_ids={"Default": 1, "Strict": None})], ts.name,
                        check=True)[0]
     assert checked.get("failed") is not True and checked["changes"] == [{"action": "create", "key": "Mux 1"}], checked
     assert write_paths(sim, ts) == []
     clear_log(sim, ts)
-    real = play.run([task(ts, "merged", [strict], alert_profile_ids={"Default": 1, "Strict": None})], ts.name)[0]
+    real = play.run([input_task(ts, "merged", [strict], alert_profile_ids={"Default": 1, "Strict": None})], ts.name)[0]
     assert real["failed"] is True and "alert_profile_ids.Strict: null" in real["msg"], real
     assert sim.call(lambda: list(ts.requests)) == []  # refused before any request
     assert ts_inputs(play, ts) == []

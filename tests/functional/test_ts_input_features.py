@@ -2,7 +2,8 @@
 
 import pytest
 
-from .analyzer import Api, checked, clear_log, task, writes
+from .analyzer import Api
+from .tasks import checked, clear_log, task, writes
 
 MUX = {"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}}}
 MUX_CONFIG = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000}}}

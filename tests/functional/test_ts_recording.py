@@ -6,7 +6,8 @@ import os
 import re
 import time
 
-from .analyzer import Api, checked, clear_log, task, writes
+from .analyzer import Api
+from .tasks import checked, clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 
 

@@ -1,6 +1,7 @@
 """ts_snmp end to end: ansible-playbook against a simulated analyzer."""
 
-from .analyzer import Api, checked, clear_log, task, writes
+from .analyzer import Api
+from .tasks import checked, clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 
 

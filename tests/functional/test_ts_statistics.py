@@ -4,7 +4,8 @@ import hashlib
 import os
 import time
 
-from .analyzer import USER, Api, clear_log, task, writes
+from .analyzer import USER, Api
+from .tasks import clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 
 

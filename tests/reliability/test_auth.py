@@ -6,7 +6,7 @@ import pytest
 import requests
 
 from tests.reliability import figures
-from tests.functional.conftest import connection
+from tests.functional.tasks import task
 
 SECTION = "auth"
 MUX = {"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}}}
@@ -36,10 +36,6 @@ USER_WRITES = {
         ("device_reboot", {"device_type": "fm_monitor"}),
     ],
 }
-
-
-def task(module, device, **options):
-    return {"name": module, "broadcast.monitoring.%s" % module: dict(connection(device), **options)}
 
 
 def landed_writes(sim, device):

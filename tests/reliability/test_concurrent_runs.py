@@ -14,7 +14,8 @@ import time
 import requests
 import yaml
 
-from tests.functional.analyzer import Api, task
+from tests.functional.analyzer import Api
+from tests.functional.tasks import task
 from tests.functional.conftest import ROOT
 
 

@@ -58,6 +58,24 @@ class Api:
         self.token = None
 
 
+def fresh_api(runner, kind, shape=None):
+    """An admin session on the first ``kind`` device of ``runner``, reset to factory state
+    (and serving answers in ``shape``, a simulator shape variant, when given)."""
+    device = runner.fleet.of_kind(kind)[0]
+    if shape is not None:
+        device.shape = shape
+    api = Api(device)
+    api.reset()
+    api.login()
+    return api
+
+
+def ok(response):
+    """The JSON of a 200 answer (the test fails with the body otherwise)."""
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
 @pytest.fixture(scope="module")
 def fleet():
     with running_fleet(ts=2, fm=2, time_scale=0.01) as runner:
@@ -66,15 +84,9 @@ def fleet():
 
 @pytest.fixture
 def ts(fleet):
-    api = Api(fleet.fleet.of_kind("ts_analyzer")[0])
-    api.reset()
-    api.login()
-    return api
+    return fresh_api(fleet, "ts_analyzer")
 
 
 @pytest.fixture
 def fm(fleet):
-    api = Api(fleet.fleet.of_kind("fm_monitor")[0])
-    api.reset()
-    api.login()
-    return api
+    return fresh_api(fleet, "fm_monitor")

@@ -7,7 +7,7 @@ import time
 
 import requests
 
-from .conftest import Api
+from .conftest import Api, ok
 from .fleet import running_fleet
 from .fm import ALERT_TYPES, DAYS
 
@@ -36,11 +36,6 @@ def settled(call):
 
 def tuner(api, tid):
     response = settled(lambda: api.get("/tuner/%d" % tid))
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def ok(response):
     assert response.status_code == 200, response.text
     return response.json()
 

@@ -11,7 +11,7 @@
 
 import pytest
 
-from .conftest import Api
+from .conftest import fresh_api, ok
 from .core import EXTRA_FIELD
 from .fleet import running_fleet
 
@@ -24,20 +24,6 @@ def shaped():
         yield runner
 
 
-def api_of(runner, kind, shape):
-    device = runner.fleet.of_kind(kind)[0]
-    device.shape = shape
-    api = Api(device)
-    api.reset()
-    api.login()
-    return api
-
-
-def ok(response):
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
 def add_inputs(api, count):
     for number in range(1, count + 1):
         config = {"eth": dict(MCAST["eth"], multicast=dict(MCAST["eth"]["multicast"],
@@ -46,7 +32,7 @@ def add_inputs(api, count):
 
 
 def test_extra_puts_a_field_in_every_object_and_takes_it_back(shaped):
-    api = api_of(shaped, "ts_analyzer", "extra")
+    api = fresh_api(shaped, "ts_analyzer", "extra")
     add_inputs(api, 1)
     inputs = ok(api.get("/inputs"))
     assert inputs[0][EXTRA_FIELD] and inputs[0]["config"][EXTRA_FIELD] and inputs[0]["alerts_config"][EXTRA_FIELD]
@@ -60,33 +46,33 @@ def test_extra_puts_a_field_in_every_object_and_takes_it_back(shaped):
 
 
 def test_reordered_reverses_lists_but_not_configured_orders(shaped):
-    api = api_of(shaped, "ts_analyzer", "documented")
+    api = fresh_api(shaped, "ts_analyzer", "documented")
     add_inputs(api, 3)
     documented = [i["name"] for i in ok(api.get("/inputs"))]
     ok(api.post("/system/datetime", {"enable_ntp": True, "ntp_servers": ["10.0.0.1", "10.0.0.2"]}))
     api.device.shape = "reordered"
     assert [i["name"] for i in ok(api.get("/inputs"))] == documented[::-1]
     assert ok(api.get("/system/datetime"))["ntp_servers"] == ["10.0.0.1", "10.0.0.2"]
-    fm = api_of(shaped, "fm_monitor", "documented")
+    fm = fresh_api(shaped, "fm_monitor", "documented")
     tuners = [t["tuner_id"] for t in ok(fm.get("/tuners/all"))]
     fm.device.shape = "reordered"
     assert [t["tuner_id"] for t in ok(fm.get("/tuners/all"))] == tuners[::-1]
 
 
 def test_sparse_leaves_out_null_fields(shaped):
-    fm = api_of(shaped, "fm_monitor", "documented")
+    fm = fresh_api(shaped, "fm_monitor", "documented")
     assert ok(fm.get("/tuners/all"))[0]["station_id"] is None
     fm.device.shape = "sparse"
     tuner = ok(fm.get("/tuners/all"))[0]
     assert "station_id" not in tuner and tuner["name"] and tuner["schedule"]  # only the nulls go
-    ts = api_of(shaped, "ts_analyzer", "sparse")
+    ts = fresh_api(shaped, "ts_analyzer", "sparse")
     assert "pending_hostname" not in ok(ts.get("/system/network"))
 
 
 def test_aliases_use_the_names_of_the_notes(shaped):
     """NOTES.md: "Some firmware releases name `streamer_uptime` `xcast_uptime` and
     `fpga_ver`/`streamer_ver` `altera_ver`/`xcast_ver`." """
-    fm = api_of(shaped, "fm_monitor", "documented")
+    fm = fresh_api(shaped, "fm_monitor", "documented")
     documented = ok(fm.get("/status"))
     fm.device.shape = "aliases"
     status = ok(fm.get("/status"))

@@ -6,7 +6,7 @@ returning it in the reads as a device that stores what it is given would.
 
 import pytest
 
-from .conftest import Api
+from .conftest import Api, fresh_api, ok
 from .fleet import running_fleet
 
 MCAST = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000}}}
@@ -16,18 +16,6 @@ MCAST = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1
 def keeping():
     with running_fleet(ts=1, fm=1, time_scale=0.01, unknown_fields="keep") as runner:
         yield runner
-
-
-def api_of(runner, kind):
-    api = Api(runner.fleet.of_kind(kind)[0])
-    api.reset()
-    api.login()
-    return api
-
-
-def ok(response):
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def test_policy_is_reported_and_checked(keeping, fleet):
@@ -46,7 +34,7 @@ def test_analyzer_refuses_by_default(ts):
 
 def test_analyzer_keeps_unknown_fields_of_inputs(keeping):
     # "POST /inputs/{id}: same body as add" -- the whole input, unknown fields with it, is stored.
-    ts = api_of(keeping, "ts_analyzer")
+    ts = fresh_api(keeping, "ts_analyzer")
     config = {"eth": {"stream_protocol": 0, "vendor_eth": 1,
                       "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000, "igmp": 3}}}
     body = {"name": "A", "config": config, "note": {"x": [1]},
@@ -70,7 +58,7 @@ def test_analyzer_keeps_unknown_fields_of_inputs(keeping):
 
 
 def test_analyzer_keeps_unknown_fields_of_profiles_snmp_and_logging(keeping):
-    ts = api_of(keeping, "ts_analyzer")
+    ts = fresh_api(keeping, "ts_analyzer")
     created = ok(ts.post("/profiles", {"name": "P", "owner": "noc",
                                        "entries": [{"error_name": "pts_error", "hysteresis": 2}]}))
     assert created["owner"] == "noc"
@@ -97,7 +85,7 @@ def test_monitor_refuses_by_default(fm):
 def test_monitor_keeps_unknown_fields_of_its_configuration(keeping):
     # fm-monitor-api.md: POST /conf takes the "configuration object obtained from GET /conf"
     # and "overwrites all settings": what it was given, it returns.
-    fm = api_of(keeping, "fm_monitor")
+    fm = fresh_api(keeping, "fm_monitor")
     conf = ok(fm.get("/conf"))
     conf["site"] = {"name": "north"}
     conf["tuners"][3]["label_colour"] = "blue"
@@ -116,7 +104,7 @@ def test_monitor_with_a_partial_conf_leaves_the_rest_to_its_own_endpoints():
     file of GET /conf: not shown". The partial variant leaves log settings and per-tuner hw_settings,
     thresholds and schedule out of it; they keep their values through a POST /conf."""
     with running_fleet(ts=0, fm=1, time_scale=0.01, fm_conf="partial") as runner:
-        fm = api_of(runner, "fm_monitor")
+        fm = fresh_api(runner, "fm_monitor")
         ok(fm.post("/conf/log", {"level": "error", "enable_rsyslog": False, "rsyslog_server": ""}))
         ok(fm.post("/tuner/2/thresholds", {"rssi_threshold": 9, "rssi_interval": 30, "thresholds": {"tuner_id": 2}}))
         conf = ok(fm.get("/conf"))
