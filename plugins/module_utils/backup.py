@@ -24,8 +24,8 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import
     PartialFailure,
     Resource,
     reconcile,
+    replace_settings,
     strip_unset,
-    write_settings,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_resources import (
     Schedules,
@@ -283,14 +283,8 @@ def _context(module, params):
 
 def _restore_settings(client, path, wanted, check_mode, normalise=None):
     """A settings object the device replaces whole: written back verbatim when it differs."""
-    normalise = normalise or (lambda obj: obj)
-    current = client.get(path)
-    changed = normalise(current) != normalise(wanted)
-    lost = []
-    if changed and not check_mode:
-        lost = write_settings(lambda body: client.post(path, body), wanted, lambda: normalise(client.get(path)))
-    return {"changed": changed, "diff": {"before": current, "after": wanted},
-            **({"lost_answers": lost} if lost else {})}
+    return replace_settings(client.get(path), wanted, lambda body: client.post(path, body), lambda: client.get(path),
+                            check_mode, normalise)
 
 
 def _snmp_order(settings):
@@ -521,13 +515,12 @@ def _restore_fm(client, doc, network, check_mode):
     wanted = dict(source)
     if not network:  # keep the unit's own address and name
         wanted.update(network=current.get("network"), hostname=current.get("hostname"))
-    changed = _fm_conf_order(wanted) != _fm_conf_order(current)
-    lost = []
-    if changed and not check_mode:
-        lost = write_settings(lambda body: client.post(fm_device.CONF, body), _fm_conf_order(wanted),
-                              lambda: _fm_conf_order(client.get(fm_device.CONF)))
-    return {"changed": changed, "diff": {"before": current, "after": wanted},
-            **({"lost_answers": [dict(item, key="conf") for item in lost]} if lost else {})}
+    # written in the backup's order, and without the clock the backup read (the unit keeps its own)
+    result = replace_settings(current, _fm_conf_order(wanted), lambda body: client.post(fm_device.CONF, body),
+                              lambda: client.get(fm_device.CONF), check_mode, _fm_conf_order)
+    if "lost_answers" in result:
+        result["lost_answers"] = [dict(item, key="conf") for item in result["lost_answers"]]
+    return result
 
 
 def _fm_conf_order(conf):

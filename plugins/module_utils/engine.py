@@ -192,12 +192,29 @@ class Resource:
         #: {key: id} the copy that stands for a duplicated key (chosen by the engine)
         self.kept = {}
 
+    # The engine calls the hooks in this order (reconcile): check, read_for, check_against,
+    # prepare, then plan (normalise, defaults), check_planned, and the writes (create, update,
+    # delete). A hook may rely on what an earlier one stored, never on a later one.
     def check(self, desired):
         """Problems with the desired objects found without the device; [] when none."""
         return []
 
+    def read_for(self, desired):
+        """The current objects, read knowing what the run wants (a resource may spare a read
+        with it); ``read`` is the same read without that knowledge."""
+        return self.read()
+
     def check_against(self, desired, current):
         """Problems that need the device's current state (e.g. a name that must exist)."""
+        return []
+
+    def prepare(self, desired, current):
+        """Read what planning and writing need beyond ``current`` (stored on the resource),
+        once the desired state is known to be valid."""
+
+    def check_planned(self, changes):
+        """Problems with the planned objects (``change.after``) that only the plan shows
+        (a value the user set against one the device keeps); [] when none."""
         return []
 
     def read(self):
@@ -358,7 +375,7 @@ def reconcile(resource, config, state, check_mode):
     problems = check_config(resource, config, state, check_mode)
     if problems:
         raise InputError(problems)
-    current = resource.read()
+    current = resource.read_for(desired)
     warnings = []
     if state == "gathered":
         result = {"changed": False, "gathered": list(current.values())}
@@ -371,8 +388,12 @@ def reconcile(resource, config, state, check_mode):
         problems = _unknown_keys(desired, current, resource.key) + problems
     if problems:
         raise InputError(problems)
+    resource.prepare(desired, current)
     extras = _resolve_duplicates(resource, current, desired, state, warnings)
     after, changes = plan(resource, current, desired, state)
+    problems = resource.check_planned(changes)
+    if problems:
+        raise InputError(problems)
     changes += [Change("delete", key, before=obj, copy=element["id"]) for key, element, obj in extras]
     if changes and not check_mode:
         resource.apply_changes(changes)
@@ -482,6 +503,19 @@ def reconcile_settings(current, desired, write, check_mode, atomic=(), normalise
     if changed and not check_mode:
         write(after)
     return {"changed": changed, "before": before, "after": after, "diff": {"before": before, "after": after}}
+
+
+def replace_settings(current, wanted, write, read, check_mode, normalise=None):
+    """A settings object written back whole, exactly as kept (a restore): written when it
+    differs from ``current`` once both go through ``normalise`` (an order that means nothing),
+    a lost answer judged by ``read()`` (write_settings). The diff shows both as they are."""
+    normalise = normalise or (lambda obj: obj)
+    changed = normalise(wanted) != normalise(current)
+    lost = []
+    if changed and not check_mode:
+        # what is sent is ``wanted`` itself; only the comparisons go through ``normalise``
+        lost = write_settings(lambda unused: write(wanted), normalise(wanted), lambda: normalise(read()))
+    return {"changed": changed, "diff": {"before": current, "after": wanted}, **({"lost_answers": lost} if lost else {})}
 
 
 #: writes of a settings object merged from what the device has, before a concurrent change is reported

@@ -133,6 +133,7 @@ class TunerObjects(Resource):
     def read(self):
         if self._raw is None:
             self._raw = {raw["tuner_id"]: raw for raw in self.client.get(dev.TUNERS)}
+            self.current = {}  # what the device reports is normalised on its own, not against an older read
             self.current = {tid: self.normalise(self.from_device(raw)) for tid, raw in self._raw.items()}
         return self.current
 
@@ -142,12 +143,6 @@ class TunerObjects(Resource):
 
     def label(self, tuner_id):
         return self.where.get(tuner_id, "config (tuner %d)" % tuner_id)
-
-    def target(self, obj):
-        """The object ``obj`` asks for, as engine.plan computes it."""
-        current = self.current.get(obj[self.key])
-        base = current if self.state == "merged" and current is not None else self.defaults()
-        return self.normalise(merge(base, obj, self.atomic))
 
     def apply_changes(self, changes):
         batch = self._batch(changes)
@@ -249,7 +244,7 @@ class Tuners(TunerObjects):
         if current is None:
             return obj
         if obj.get("station_id") is not None and obj["station_id"] != current["station_id"]:
-            obj["frequency"] = self.stations()[obj["station_id"]]["frequency"]
+            obj["frequency"] = self._read_stations()[obj["station_id"]]["frequency"]
         elif obj["frequency"] != current["frequency"]:
             obj["station_id"] = self.station_at(obj["frequency"])
         else:
@@ -257,12 +252,19 @@ class Tuners(TunerObjects):
         return obj
 
     def stations(self):
+        """The device's stored stations, read once (check_against and prepare read them when
+        a run needs them; normalise only looks them up)."""
         if self._stations is None:
             self._stations = {s["station_id"]: s for s in self.client.get(dev.STATIONS)}
         return self._stations
 
+    def _read_stations(self):
+        if self._stations is None:  # a planning step without prepare: a bug, not a device answer
+            raise RuntimeError("Tuners.normalise needs the stations that prepare reads")
+        return self._stations
+
     def station_at(self, frequency):
-        found = [sid for sid, s in self.stations().items() if s["frequency"] == frequency]
+        found = [sid for sid, s in self._read_stations().items() if s["frequency"] == frequency]
         return found[0] if found else None
 
     def bitrates(self):
@@ -282,12 +284,9 @@ class Tuners(TunerObjects):
             where, now = self.label(tid), current.get(tid)
             if now is None:
                 continue  # the engine names unknown tuners
-            if self.scheduled(tid):
-                if "operating_state" in obj:
-                    problems.append(SCHEDULED % (where, tid))
-                    continue
-                # state=replaced leaves the state of a scheduled tuner to its schedule too
-                obj["operating_state"] = now["operating_state"]
+            if self.scheduled(tid) and "operating_state" in obj:
+                problems.append(SCHEDULED % (where, tid))
+                continue
             bitrate = obj.get("stream", {}).get("bitrate")
             # the list of valid bitrates costs a request: only a bitrate the tuner does not run yet is looked up
             if bitrate is not None and bitrate != (now.get("stream") or {}).get("bitrate") and bitrate not in self.bitrates():
@@ -300,19 +299,33 @@ class Tuners(TunerObjects):
                     problems.append("%s: station_id: the device has no station %d (it has %s; fm_station scans for more)" % (
                         where, sid, ", ".join(map(str, sorted(self.stations()))) or "none"))
                     continue
-                self.tune[tid] = sid
+                admin.append("%s: station_id" % where)
             if station is not None and "frequency" in obj and obj["frequency"] != station["frequency"]:
                 problems.append("%s: frequency: %d differs from the frequency of station %d (%d kHz); set one of them" % (
                     where, obj["frequency"], sid, station["frequency"]))
-            state = obj.get("operating_state", "disabled" if self.state == "replaced" else None)
+            state = obj.get("operating_state", "disabled" if self.state == "replaced" and not self.scheduled(tid) else None)
             if state is not None and state != now["operating_state"]:
                 admin.append("%s: operating_state" % where)
-            if tid in self.tune:
-                admin.append("%s: station_id" % where)
         if not problems and admin and self.client.role != "admin":
             raise DeviceError(PERMISSION, "role %s cannot change a tuner's operating state or tune it to a stored station,"
                                           " nothing was written (%s)" % (self.client.role, "; ".join(admin)))
         return problems
+
+    def prepare(self, desired, current):
+        """What the writes need: the stored station each tuner is tuned to (by station_id, an
+        admin write), the operating state of scheduled tuners (theirs to set, state=replaced
+        included), and the stations when a frequency or station changes (normalise looks up
+        one by the other)."""
+        self.tune = {}
+        for obj in desired:
+            tid, now = obj["tuner_id"], current[obj["tuner_id"]]
+            if self.scheduled(tid):
+                obj["operating_state"] = now["operating_state"]
+            if obj.get("station_id") is not None and obj["station_id"] != now["station_id"]:
+                self.tune[tid] = obj["station_id"]
+            base = now if self.state == "merged" else self.defaults()
+            if obj.get("frequency", base["frequency"]) != now["frequency"] or tid in self.tune:
+                self.stations()
 
     def batch_part(self, obj):
         return {"hw_settings": obj["hw_settings"]}
@@ -359,7 +372,7 @@ class Thresholds(TunerObjects):
                     check.fail(field, "must be a number 0 to %d, got %s" % (top, quoted(value)))
                 else:
                     check.fail(field, "must be a number 0 to %d or %s, got %s" % (top, dev.DISABLED, quoted(value)))
-            # both bounds given: judged here, before any request (one given: check_against, with the device's other);
+            # both bounds given: judged here, before any request (one given: check_planned, with the device's other);
             # a bound at the disabling value is off, so it limits nothing
             given = obj.get(name, {})
             low, high = _level(given.get("min")), _level(given.get("max"))
@@ -384,17 +397,15 @@ class Thresholds(TunerObjects):
                 obj[name][bound] = value
         return obj
 
-    def check_against(self, desired, current):
+    def check_planned(self, changes):
+        # one bound given: judged against the device's other (both given: validate, before any request)
         problems = []
-        for obj in desired:
-            if obj["tuner_id"] not in current:
-                continue
-            target = self.target(obj)
+        for change in changes:
             for name, unused_key, unused_top, unused_off in dev.METRICS:
-                low, high = target[name]["min"], target[name]["max"]
+                low, high = change.after[name]["min"], change.after[name]["max"]
                 if name != "multipath" and dev.DISABLED not in (low, high) and low > high:
                     problems.append("%s: %s.min: must not exceed %s.max (%d), got %d" % (
-                        self.label(obj["tuner_id"]), name, name, high, low))
+                        self.label(change.key), name, name, high, low))
         return problems
 
     def batch_part(self, obj):

@@ -199,17 +199,16 @@ def manage_time(module):
         drift = round(abs((parse_time(current["datetime"], "device datetime") - target).total_seconds()), 1)
     set_clock = drift is not None and drift > params["max_clock_drift"]
     compared = {k: current[k] for k in ("ntp", "ntp_servers", "timezone")}
-    # Plan only (check_mode=True): the clock may add a change, and the device writes both at once.
+    if set_clock:
+        # compared to the second, as asked for; the value written also carries the time this
+        # module has taken since it read the clock
+        compared["datetime"] = current["datetime"]
+        desired["datetime"] = target.astimezone(datetime.timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # Plan only (check_mode=True): the device writes the settings and the clock at once.
     result = reconcile_settings(compared, desired, lambda after: None, True)
     after = dict(current, **result["after"])
     if set_clock:
         after["datetime"] = (target + (datetime.datetime.now(datetime.timezone.utc) - read_at)).isoformat()
-        result["changed"] = True
-        result["diff"]["before"] = dict(result["before"], datetime=current["datetime"])
-        # the diff shows the clock asked for, to the second; the value written also carries the
-        # time this module has taken since it read the clock
-        shown = target.astimezone(datetime.timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
-        result["diff"]["after"] = dict(result["after"], datetime=shown)
     if result["changed"] and not module.check_mode:
         device.write_time(client, current, after, set_clock)
     result["clock_drift"] = drift

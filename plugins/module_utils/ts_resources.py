@@ -43,9 +43,6 @@ class Inputs(Resource):
         self.profiles_read = False
 
     def check(self, desired):
-        # the profiles this run may need by name (a new input without one gets the factory profile)
-        self.wanted_profiles = set() if self.state == "deleted" else {
-            obj.get("alert_profile") or dev.DEFAULT_PROFILE for obj in desired}
         check = Checker()
         for name, pid in self.known_profiles.items():
             if pid is None and not self.check_mode:
@@ -83,6 +80,13 @@ class Inputs(Resource):
             elif thumbs and thumbs.get("pid") is not None:
                 check.between(where, thumbs["pid"], 0, dev.PID_MAX)
         return check.problems
+
+    def read_for(self, desired):
+        # the profiles this run may need by name (a new input without one gets the factory profile):
+        # when alert_profile_ids names them all, the profiles need not be read
+        self.wanted_profiles = set() if self.state == "deleted" else {
+            obj.get("alert_profile") or dev.DEFAULT_PROFILE for obj in desired}
+        return self.read()
 
     def read(self):
         inputs = self.client.get(dev.INPUTS)

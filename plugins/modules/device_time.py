@@ -68,12 +68,14 @@ EXAMPLES = r"""
 
 RETURN = r"""
 before:
-  description: NTP flag, servers and timezone before the module ran.
+  description: NTP flag, servers and timezone before the module ran, and the device's clock when O(datetime) sets it.
   returned: success
   type: dict
   sample: {"ntp": false, "ntp_servers": [], "timezone": "UTC"}
 after:
-  description: NTP flag, servers and timezone after the module ran (in check mode, what they would be).
+  description: >-
+    NTP flag, servers and timezone after the module ran (in check mode, what they would be), and the clock
+    set (to the second, UTC) when O(datetime) sets it.
   returned: success
   type: dict
 clock_drift:

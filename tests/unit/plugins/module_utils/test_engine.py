@@ -17,6 +17,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import
     reconcile,
     reconcile_read_back,
     reconcile_settings,
+    replace_settings,
     strip_unset,
     write_settings,
 )
@@ -327,3 +328,79 @@ def test_only_an_update_summary_carries_differences():
         {"path": "monitoring", "current": "started", "declared": "stopped"}]}
     assert Change("create", "New", after={"name": "New"}).summary(detail=True) == {"action": "create", "key": "New"}
     assert Change("delete", "Old", before={"name": "Old"}).summary(detail=True) == {"action": "delete", "key": "Old"}
+
+
+class HookedThings(Things):
+    """Things that record each hook the engine calls, and refuse a planned red square."""
+
+    def __init__(self, objects):
+        super().__init__(objects)
+        self.hooks = []
+
+    def check(self, desired):
+        self.hooks.append("check")
+        return []
+
+    def read_for(self, desired):
+        self.hooks.append("read_for %s" % ",".join(o["name"] for o in desired))
+        return super().read_for(desired)
+
+    def check_against(self, desired, current):
+        self.hooks.append("check_against")
+        return []
+
+    def prepare(self, desired, current):
+        self.hooks.append("prepare")
+
+    def check_planned(self, changes):
+        self.hooks.append("check_planned")
+        return ["%s: colour: no red %s" % (c.key, c.after["shape"]) for c in changes
+                if c.after.get("colour") == "red" and c.after.get("shape") == "square"]
+
+    def update(self, before, after):
+        self.hooks.append("update")
+        super().update(before, after)
+
+
+def test_the_hooks_run_in_the_declared_order_and_see_what_they_need():
+    things = HookedThings([{"name": "a", "colour": "blue", "shape": "round"}])
+    reconcile(things, [{"name": "a", "colour": "green"}], "merged", check_mode=False)
+    assert things.hooks == ["check", "read_for a", "check_against", "prepare", "check_planned", "update"]
+
+
+def test_a_planned_object_the_resource_refuses_stops_before_any_write():
+    # only the plan shows it: the colour is the user's, the shape the device's
+    things = HookedThings([{"name": "a", "colour": "blue", "shape": "square"}])
+    with pytest.raises(InputError) as err:
+        reconcile(things, [{"name": "a", "colour": "red"}], "merged", check_mode=False)
+    assert err.value.problems == ["a: colour: no red square"]
+    assert things.calls == [] and "update" not in things.hooks
+
+
+def ordered(obj):
+    return dict(obj, list=sorted(obj["list"]))
+
+
+def test_replace_settings_writes_what_was_kept_and_compares_in_a_given_order():
+    sent = []
+    device = {"list": [2, 1], "x": 1}
+    same = replace_settings(device, {"list": [1, 2], "x": 1}, sent.append, lambda: device, False, ordered)
+    assert same["changed"] is False and sent == []
+    changed = replace_settings(device, {"list": [1, 3], "x": 1}, sent.append, lambda: device, True, ordered)
+    assert changed["changed"] is True and sent == []  # check mode
+    changed = replace_settings(device, {"list": [3, 1], "x": 1}, sent.append, lambda: device, False, ordered)
+    assert sent == [{"list": [3, 1], "x": 1}]  # as kept, not as compared
+    assert changed["diff"] == {"before": device, "after": {"list": [3, 1], "x": 1}}
+
+
+def test_replace_settings_judges_a_lost_answer_by_the_read_back_in_the_same_order():
+    device = {"list": [2, 1]}
+    attempts = []
+
+    def write(body):
+        attempts.append(body)
+        device.update(list=list(reversed(body["list"])))  # lands, stored in another order
+        raise DeviceError(UNREACHABLE, "connection reset")
+
+    out = replace_settings({"list": [5]}, {"list": [1, 2]}, write, lambda: device, False, ordered)
+    assert len(attempts) == 1 and out["lost_answers"] == [{"landed": True}]
