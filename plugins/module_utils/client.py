@@ -261,13 +261,15 @@ def _json(response, where=None):
     name the request when a needed field is missing."""
     if not response.content:
         return {}
-    hook = None
-    if where is not None:
-        # imported here: shapes builds on this module's DeviceError
-        from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import answer_hook
-        hook = answer_hook(where)
+    if where is None:
+        try:
+            return response.json()
+        except ValueError:
+            return None
+    # imported here: shapes builds on this module's DeviceError
+    from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import answer_hook, mark_top
     try:
-        return response.json(object_hook=hook)
+        return mark_top(response.json(object_hook=answer_hook(where)))
     except ValueError:
         return None
 

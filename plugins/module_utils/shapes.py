@@ -9,6 +9,8 @@ are read with ``get``."""
 
 from __future__ import annotations
 
+import os
+
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import DeviceError
 
 #: the DeviceError kind of an answer the collection cannot read
@@ -38,13 +40,56 @@ class Answer(dict):
         raise ShapeError(self.where, key, sorted(self))
 
 
+#: a file to append, when set, the top-level field of each GET answer the collection reads, one
+#: "METHOD /path<TAB>field" line each: the test that READ_SHAPES declares every field the
+#: readers use sets it (tests/functional/test_read_shapes.py); unset, nothing is recorded
+READ_AUDIT = "BROADCAST_MONITORING_READ_AUDIT"
+
+
+class AuditedAnswer(Answer):
+    """An Answer that records the fields read of it (only when READ_AUDIT names a file)."""
+
+    top = False
+    noted = set()
+
+    def __getitem__(self, key):
+        self.note(key)
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        self.note(key)
+        return super().get(key, default)
+
+    def __contains__(self, key):
+        self.note(key)
+        return super().__contains__(key)
+
+    def note(self, key):
+        line = "%s\t%s\n" % (self.where, key)
+        if self.top and line not in AuditedAnswer.noted:
+            AuditedAnswer.noted.add(line)
+            with open(os.environ[READ_AUDIT], "a", encoding="utf-8") as handle:
+                handle.write(line)
+
+
 def answer_hook(where):
     """``json.loads`` object_hook making every object of the answer to ``where`` an Answer."""
+    kind = AuditedAnswer if os.environ.get(READ_AUDIT) else Answer
+
     def hook(pairs):
-        answer = Answer(pairs)
+        answer = kind(pairs)
         answer.where = where
         return answer
     return hook
+
+
+def mark_top(body):
+    """Under READ_AUDIT, mark the answer's own object (or each object of its list) as the one
+    whose fields READ_SHAPES declares; nested objects are the fields' values."""
+    for obj in body if isinstance(body, list) else [body]:
+        if isinstance(obj, AuditedAnswer):
+            obj.top = True
+    return body
 
 
 def where_of(obj):

@@ -197,6 +197,20 @@ EXAMPLE_VARS = {
 }
 
 
+def example_state(device_type):
+    """The example inventory's declared parts of a device type, as device_state takes them."""
+    group = "ts_analyzers" if device_type == "ts_analyzer" else "fm_monitors"
+    with open(os.path.join(ROOT, "playbooks", "inventory", "group_vars", group + ".yml"), encoding="utf-8") as handle:
+        variables = yaml.safe_load(handle)
+    prefix = device_type + "_"
+    parts = {name[len(prefix):]: value for name, value in variables.items()
+             if name.startswith(prefix) and name[len(prefix):] not in ("purge", "reboot")}
+    if device_type == "ts_analyzer":  # every source variant the example leaves out, RF too
+        parts["inputs"] = parts["inputs"] + [
+            {"name": "RF 1", "source": {"rf": {"mode": 1, "frequency": 474000000, "bandwidth": 8, "plp_id": 0}}}]
+    return parts
+
+
 def module_examples(name):
     """The tasks of a module's EXAMPLES, exactly as its documentation shows them."""
     path = os.path.join(ROOT, "plugins", "modules", name + ".py")

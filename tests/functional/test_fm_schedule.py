@@ -58,7 +58,7 @@ def test_merged_replaces_listed_days_and_replaced_the_whole_schedule(play, sim, 
     assert stored == {"active": False, "events": dict({d: [] for d in stored["events"]},
                                                       sunday=[{"minute": 420, "state": 1}])}
     # only the days that differ are sent
-    assert [p for m, p, s in writes(sim, fm, status=True)] == ["/api/tuner/2/schedule"] * 4
+    assert [p for unused, p in writes(sim, fm)] == ["/api/tuner/2/schedule"] * 4
 
 
 def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, fm):

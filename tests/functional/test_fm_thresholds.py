@@ -55,7 +55,7 @@ def test_disabled_bounds_replaced_and_the_user_role(play, sim, fm):
     assert stored["thresholds"]["multipath"] == {"min": 0, "max": 100, "margin": 5}
     assert stored["thresholds"]["audiol"] == {"min": 0, "max": 127, "margin": 2}
     # between the second and third task the device held the disabling values
-    assert [p for m, p, s in writes(sim, fm, status=True)] == ["/api/tuner/5/thresholds"] * 3
+    assert [p for unused, p in writes(sim, fm)] == ["/api/tuner/5/thresholds"] * 3
 
 
 def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, fm):
@@ -73,7 +73,7 @@ def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, fm):
     assert ok(out[1])["gathered"] == checked["after"]
     assert "audio_right" in out.output and "+" in out.output
     # every tuner ends with multipath.max disabled too: one request does all
-    assert [p for m, p, s in writes(sim, fm, status=True)] == ["/api/tuners/all/thresholds"]
+    assert [p for unused, p in writes(sim, fm)] == ["/api/tuners/all/thresholds"]
 
 
 BAD = [

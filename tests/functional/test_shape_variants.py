@@ -8,31 +8,15 @@ check mode: nothing written. Both info modules read every subset, and a backup t
 the device lists everything in another order equals one taken before."""
 
 import json
-import os
 
 import pytest
-import yaml
 
 from tests.simulator.fleet import running_fleet
 
+from .conftest import Play, connection, example_state
 from .tasks import writes
-from .conftest import ROOT, Play, connection
 
 VARIANTS = ("extra", "reordered", "sparse", "aliases")
-
-
-def declared(device_type):
-    """The example inventory's declared parts of a device type, as device_state takes them."""
-    group = "ts_analyzers" if device_type == "ts_analyzer" else "fm_monitors"
-    with open(os.path.join(ROOT, "playbooks", "inventory", "group_vars", group + ".yml"), encoding="utf-8") as handle:
-        variables = yaml.safe_load(handle)
-    prefix = device_type + "_"
-    parts = {name[len(prefix):]: value for name, value in variables.items()
-             if name.startswith(prefix) and name[len(prefix):] not in ("purge", "reboot")}
-    if device_type == "ts_analyzer":  # every source variant the example leaves out, RF too
-        parts["inputs"] = parts["inputs"] + [
-            {"name": "RF 1", "source": {"rf": {"mode": 1, "frequency": 474000000, "bandwidth": 8, "plp_id": 0}}}]
-    return parts
 
 
 @pytest.fixture(scope="module", params=VARIANTS)
@@ -51,7 +35,7 @@ def play(fleet, collections_path, tmp_path):
 def test_every_writing_module_settles_and_check_mode_writes_nothing(play, fleet, device_type):
     device = fleet.fleet.of_kind(device_type)[0]
     state = {"name": "declared state", "broadcast.monitoring.device_state": dict(
-        connection(device), device_type=device_type, purge=True, parts=declared(device_type))}
+        connection(device), device_type=device_type, purge=True, parts=example_state(device_type))}
     info = "ts_info" if device_type == "ts_analyzer" else "fm_info"
     gather = {"name": "every subset", "broadcast.monitoring." + info: dict(connection(device), gather_subset=["all"])}
     first = play.run([state, gather], device.name)
