@@ -9,8 +9,6 @@ variables, with no secret in them, are returned."""
 from __future__ import annotations
 
 from ansible.errors import AnsibleActionFail
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-from ansible.module_utils.errors import UnsupportedError
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import PASSED_ON
 from ansible_collections.broadcast.monitoring.plugins.module_utils.onboard import ARGUMENT_SPEC
@@ -21,7 +19,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils.onboard impor
     role_variables,
     without_secrets,
 )
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import plain
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import plain, spec_problems
 
 COLLECTION = "broadcast.monitoring."
 
@@ -33,12 +31,9 @@ class ActionModule(DirectExecutionAction):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
-        validation = ArgumentSpecValidator(dict(PASSED_ON, **ARGUMENT_SPEC)).validate(plain(self._task.args))
-        if validation.errors.errors:
-            raise AnsibleActionFail("; ".join(
-                ("unsupported option " if isinstance(error, UnsupportedError) else "") + error.msg
-                for error in validation.errors.errors))
-        args = validation.validated_parameters
+        problems, args = spec_problems(dict(PASSED_ON, **ARGUMENT_SPEC), plain(self._task.args))
+        if problems:
+            raise AnsibleActionFail("; ".join(problems))
         host = (task_vars or {}).get("inventory_hostname") or args.get("host") or "device"
         try:
             return dict(result, **self._onboard(args, host, task_vars))

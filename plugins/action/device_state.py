@@ -12,8 +12,6 @@ One task per device instead of one per part: each task costs the controller a wo
 from __future__ import annotations
 
 from ansible.errors import AnsibleActionFail
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-from ansible.module_utils.errors import UnsupportedError
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import ARGUMENT_SPEC, PASSED_ON
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils.direct_execution import DirectExecutionAction, preload
@@ -28,6 +26,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts i
     purge_of,
     refused,
     scheduled_states,
+    spec_problems,
 )
 
 COLLECTION = "broadcast.monitoring."
@@ -49,12 +48,9 @@ class ActionModule(DirectExecutionAction):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
-        validation = ArgumentSpecValidator(dict(PASSED_ON, **ARGUMENT_SPEC)).validate(plain(self._task.args))
-        if validation.errors.errors:
-            raise AnsibleActionFail("; ".join(
-                ("unsupported option " if isinstance(error, UnsupportedError) else "") + error.msg
-                for error in validation.errors.errors))
-        args = validation.validated_parameters
+        problems, args = spec_problems(dict(PASSED_ON, **ARGUMENT_SPEC), plain(self._task.args))
+        if problems:
+            raise AnsibleActionFail("; ".join(problems))
         if args["check_role_variables"]:
             if self._task._role is None:
                 return dict(result, failed=True, msg="check_role_variables: the task is not part of a role")

@@ -99,3 +99,32 @@ notes:
     connection error is retried twice; a write is never sent twice.
   - Passwords and tokens are never part of a message, a diff or a return value.
 """
+
+    # device_state and device_onboard run other modules, which take these as they are given
+    PASSED_ON = r"""
+options:
+  host:
+    description: Management address of the device (passed on to each module; its fallback applies there).
+    type: str
+  port:
+    description: HTTP port of the device (passed on).
+    type: int
+  protocol:
+    description: V(http) or V(https) (passed on; the modules' default is V(http)).
+    type: str
+  validate_certs:
+    description: Check the device's TLS certificate (passed on; the modules' default is V(true)).
+    type: bool
+  ca_path:
+    description: CA bundle for the device's certificate (passed on).
+    type: path
+  timeout:
+    description: Seconds to wait for one answer (passed on).
+    type: int
+  busy_timeout:
+    description: Seconds to retry while the device answers 503 (passed on).
+    type: int
+  role:
+    description: The device account to log in as (passed on; the modules' default is V(admin)).
+    type: str
+"""

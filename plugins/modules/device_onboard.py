@@ -31,6 +31,9 @@ description:
     Should a device return a value under a key named like a secret (C(password), C(token), C(community),
     C(passphrase), C(secret)), or the user-info of an address or URL (C(user:password@)), it is replaced by a
     reference to a vault variable, C({{ vault_<host>_<path> }}), whose name is listed in RV(secrets).
+  - The V(user) role (O(role)) can read every part.
+extends_documentation_fragment:
+  - broadcast.monitoring.connection.PASSED_ON
 author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
 attributes:
@@ -62,32 +65,6 @@ options:
     type: str
     required: true
     choices: [fm_monitor, ts_analyzer]
-  host:
-    description: Management address of the device (passed on to each module; its fallback applies there).
-    type: str
-  port:
-    description: HTTP port of the device (passed on).
-    type: int
-  protocol:
-    description: V(http) or V(https) (passed on; the modules' default is V(http)).
-    type: str
-  validate_certs:
-    description: Check the device's TLS certificate (passed on; the modules' default is V(true)).
-    type: bool
-  ca_path:
-    description: CA bundle for the device's certificate (passed on).
-    type: path
-  timeout:
-    description: Seconds to wait for one answer (passed on).
-    type: int
-  busy_timeout:
-    description: Seconds to retry while the device answers 503 (passed on).
-    type: int
-  role:
-    description:
-      - The device account to log in as (passed on; the modules' default is V(admin)).
-      - V(user) can read every part.
-    type: str
   password:
     description:
       - The account's password, used once by M(broadcast.monitoring.device_login). Left out, the modules fall back to

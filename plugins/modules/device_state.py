@@ -47,6 +47,7 @@ description:
 author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
 extends_documentation_fragment:
+  - broadcast.monitoring.connection.PASSED_ON
   - broadcast.monitoring.attributes
   - broadcast.monitoring.attributes.DEVICE
 options:
@@ -96,30 +97,6 @@ options:
       - With V(false) every part's module logs in itself with O(password) (or its environment fallback).
     type: bool
     default: true
-  host:
-    description: Management address of the device (passed on to each module; its fallback applies there).
-    type: str
-  port:
-    description: HTTP port of the device (passed on).
-    type: int
-  protocol:
-    description: V(http) or V(https) (passed on; the modules' default is V(http)).
-    type: str
-  validate_certs:
-    description: Check the device's TLS certificate (passed on; the modules' default is V(true)).
-    type: bool
-  ca_path:
-    description: CA bundle for the device's certificate (passed on).
-    type: path
-  timeout:
-    description: Seconds to wait for one answer (passed on).
-    type: int
-  busy_timeout:
-    description: Seconds to retry while the device answers 503 (passed on).
-    type: int
-  role:
-    description: The device account to log in as (passed on; the modules' default is V(admin)).
-    type: str
   password:
     description:
       - The account's password, used by M(broadcast.monitoring.device_login) (with O(login_once=false), by every

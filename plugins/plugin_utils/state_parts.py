@@ -234,6 +234,15 @@ def module_args(part, parts, options, results):
     return part.build(parts[part.name], options, results)
 
 
+def spec_problems(spec, args):
+    """``(problems, validated parameters)`` of ``args`` against an argument spec, with the
+    messages a module would give (an unknown option is called unsupported)."""
+    validation = ArgumentSpecValidator(spec).validate(args)
+    problems = [("unsupported option " if isinstance(error, UnsupportedError) else "") + error.msg
+                for error in validation.errors.errors]
+    return problems, validation.validated_parameters
+
+
 def refused(part, args):
     """What ``part``'s module would refuse in ``args``, checked on the controller so that a
     bad part stops the task before the login and before anything is written: its argument
@@ -241,12 +250,9 @@ def refused(part, args):
     spec = dict(importlib.import_module(MODULES + part.module).ARGUMENT_SPEC)
     if "device_type" in args:
         spec.update(DEVICE_TYPE_SPEC)
-    validation = ArgumentSpecValidator(spec).validate(args)
-    errors = validation.errors.errors
-    if errors:
-        return ["parts.%s: %s%s" % (part.name, "unsupported option " if isinstance(error, UnsupportedError) else "",
-                                    error.msg) for error in errors]
-    params = validation.validated_parameters
+    problems, params = spec_problems(spec, args)
+    if problems:
+        return ["parts.%s: %s" % (part.name, problem) for problem in problems]
     problems = seconds_problems(spec, params) + PRECHECKS.get(part.module, lambda params: [])(params)
     return ["parts.%s: %s" % (part.name, problem) for problem in problems]
 
