@@ -73,8 +73,8 @@ def check_ignore(ignore):
     passes the same list to both)."""
     unknown = [name for name in ignore or [] if name not in ALL_CHECKS]
     if unknown:
-        raise InputError(["ignore: unknown check(s) %s; choose from %s" % (", ".join(map(str, unknown)),
-                                                                             ", ".join(ALL_CHECKS))])
+        raise InputError(["ignore: unknown check(s) %s; choose from %s" % (
+            ", ".join(map(str, unknown)), ", ".join(ALL_CHECKS))])
 
 
 def label(kind, item):

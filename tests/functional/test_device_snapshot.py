@@ -56,8 +56,8 @@ def test_an_input_that_stops_is_a_regression_naming_it_and_a_recovered_one_is_no
     out = play.run([
         dict(snapshot_task(device, compare_to=before), check_mode=True),
         snapshot_task(device, compare_to=first, fail_on_regression=True),  # the whole registered result works too
-        {"ansible.builtin.set_fact": {"offline": "{{ earlier | broadcast.monitoring.snapshot_compare("
-                                                    "result_0.snapshot) }}"}},
+        {"ansible.builtin.set_fact": {
+            "offline": "{{ earlier | broadcast.monitoring.snapshot_compare(result_0.snapshot) }}"}},
         snapshot_task(device, compare_to=before, fail_on_regression=True, ignore=["receiving", "bitrate", "priority1"]),
     ], "ts-001", extra_vars={"earlier": before})
     checked, failed, offline, ignored = out[0], out[1], out[2], out[3]

@@ -1107,6 +1107,11 @@ def test_factory_reset(fm):
 
 
 # -- lost signals (the world outside the unit; README, "Signals") --------------------------
+def alarmed(answer, wanted=True):
+    """The tuner ``answer`` when it has quality alarms (or, ``wanted`` false, none), else None."""
+    return answer if bool(answer["quality"]["alarms"]) is wanted else None
+
+
 def test_a_lost_signal_unlocks_the_tuner(fm, fleet):
     """fm-monitor-api.md, Tuner: `tuned` "Locked onto the frequency", `signal_ok` "Signal above the RSSI
     threshold", `stream_enabled` "IP streaming active"; Quality `alarms` "Space-separated active alarm types";
@@ -1120,7 +1125,7 @@ def test_a_lost_signal_unlocks_the_tuner(fm, fleet):
     ok(fm.post("/tuner/0/stream", {"enabled": True}))
     assert tuner(fm, 0)["tuned"] is True and tuner(fm, 0)["quality"]["alarms"] == ""
     assert ok(fm.sim("POST", "/signals", json={"lost": [0]})) == {"lost": [0], "lost_after_upgrade": []}
-    lost = wait_for(lambda: (lambda t: t["quality"]["alarms"] and t)(tuner(fm, 0)))
+    lost = wait_for(lambda: alarmed(tuner(fm, 0)))
     assert (lost["tuned"], lost["signal_ok"], lost["stream_enabled"]) == (False, False, True)
     assert lost["quality"]["rssi"] == 0 and lost["quality"]["alarms"].split() == ["rfl_low", "snr_low"]
     assert {a["type"] for a in ok(fm.post("/alerts", {"order": "asc", "by": "from", "type": [], "id": [0],
@@ -1130,7 +1135,7 @@ def test_a_lost_signal_unlocks_the_tuner(fm, fleet):
     assert other["tuned"] is True and other["signal_ok"] is True and other["quality"]["alarms"] == ""
     assert ok(fm.get("/status"))["health"] == "warning"
     fleet.call(fm.device.restore_signal, 0)
-    back = wait_for(lambda: (lambda t: not t["quality"]["alarms"] and t)(tuner(fm, 0)))
+    back = wait_for(lambda: alarmed(tuner(fm, 0), False))
     assert back["tuned"] is True and back["signal_ok"] is True
     refused(fm.sim("POST", "/signals", json={"lost": [8]}), 400, "tuner id must be below 8")
 

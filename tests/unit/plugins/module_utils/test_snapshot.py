@@ -61,8 +61,8 @@ def test_a_lost_input_is_a_regression_naming_it_and_what_stopped():
     ]
     assert all(r["message"].startswith("input Mux 1 (id 1): ") for r in out["regressions"])
     assert "ts_sync_loss" in out["regressions"][2]["message"] and "no_signal" in out["regressions"][0]["message"]
-    assert {c["what"] for c in out["changes"]} == {"state", "receiving", "bitrate", "priority1", "priority1_errors",
-                                                  "alarms"}
+    assert {c["what"] for c in out["changes"]} == {
+        "state", "receiving", "bitrate", "priority1", "priority1_errors", "alarms"}
     assert all(c["item"] == "input Mux 1 (id 1)" for c in out["changes"])
 
 
