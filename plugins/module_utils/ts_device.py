@@ -494,6 +494,7 @@ READ_SHAPES = (
     Declared(PROFILES, element=True, required=("id", "name", "entries")),
     Declared(SNMP_SETTINGS, optional=("enabled",) + SNMP_LISTS),
     Declared(CONVERTERS, element=True, required=("port", "running"), optional=CONVERTER_SETTINGS),
+    Declared(STATISTICS_CURRENT, optional=("transport_streams",)),
 )
 
 
