@@ -5,6 +5,7 @@ regression that names it; a recovered one is not; nothing is written, in check m
 
 import pytest
 
+from tests.simulator import swu
 from tests.simulator.ts import PRIORITY_1
 
 from .analyzer import Api
@@ -103,6 +104,29 @@ def test_an_unlocked_tuner_is_a_regression_naming_it(play, sim):
     back = ok(play.run([snapshot_task(device, compare_to=out["snapshot"], fail_on_regression=True)], "fm-001")[0])
     assert back["regressions"] == [] and ("tuner 1 (Tuner 2)", "tuned") in [(c["item"], c["what"]) for c in back["changes"]]
     assert sim.call(device.writes) == []
+
+
+def test_an_upgrade_that_breaks_an_input_stops_at_the_snapshot_after_it(play, sim, tmp_path):
+    """The pattern of the Snapshots guide around device_firmware, on an analyzer whose upgrade
+    breaks one input (the simulator's loss armed for the boot into the installed firmware)."""
+    device = quiet_analyzer(sim, "ts-002")
+    sim.call(device.lose_signal, 2, True)
+    bundle = tmp_path / "fw.swu"
+    bundle.write_bytes(swu.build("2.4.1"))
+    out = play.run([
+        snapshot_task(device),
+        {"broadcast.monitoring.device_firmware": dict(connection(device), device_type="ts_analyzer",
+                                                      path=str(bundle), reboot_timeout=30)},
+        snapshot_task(device, compare_to="{{ result_0.snapshot }}", fail_on_regression=True),
+    ], "ts-002")
+    assert ok(out[0])["snapshot"]["inputs"][1]["receiving"] is True
+    assert ok(out[1])["current_version"] == "2.4.1"
+    after = out[2]
+    assert after["failed"] is True and "input Sport (id 2)" in after["msg"], after
+    assert [(r["item"], r["what"]) for r in after["regressions"]][:2] == [
+        ("input Sport (id 2)", "receiving"), ("input Sport (id 2)", "bitrate")]
+    assert {r["item"] for r in after["regressions"]} == {"input Sport (id 2)"}
+    assert {"item": "device", "what": "firmware_version", "before": "1.0.0", "after": "2.4.1"} in after["changes"]
 
 
 @pytest.mark.parametrize("options, words", [
