@@ -36,7 +36,7 @@ CLOCKS = {"ts", "uptime", "system_uptime", "streamer_uptime", "from_time", "to_t
           "clock_drift", "token"}
 #: modules that report live measurements (signal, error counters, alarms, station scans): their
 #: results are compared by shape (keys and types) beside changed, failed and msg
-READS = ("ts_info", "fm_info", "ts_statistics", "fm_station")
+READS = ("ts_info", "fm_info", "ts_statistics", "fm_station", "device_snapshot")
 #: result keys holding measurements: the numbers below them are compared by type only
 MEASURED = {"metrics", "errors", "cpu_load", "load_average_1min", "load_average_5min", "load_average_15min",
             "memory_free"}

@@ -229,6 +229,13 @@ class Device:
         self._site = None
         self._tasks = set()
         self._rebooting = self._reset_at_boot = False  # a reboot is under way; it ends in factory state
+        #: signals lost outside the device (a source that stopped sending, an antenna that
+        #: failed): analyzer input ids or FM tuner ids. Not device state: a reboot or a factory
+        #: reset does not bring a signal back; ``/_sim/reset`` does (a fresh test world).
+        self.lost_signals = set()
+        #: ids whose signal is lost when the device next boots into a firmware it installed
+        #: ("the upgrade broke it"), for tests of rollouts that must stop there
+        self.lost_after_upgrade = set()
         self.state = self._load_state() or self._fresh_state()
 
     # -- state ------------------------------------------------------------------------
@@ -348,6 +355,8 @@ class Device:
         app.router.add_post("/_sim/faults", self._sim_set_faults)
         app.router.add_post("/_sim/reset", self._sim_reset)
         app.router.add_get("/_sim/info", self._sim_info)
+        app.router.add_get("/_sim/signals", self._sim_get_signals)
+        app.router.add_post("/_sim/signals", self._sim_set_signals)
         return app
 
     def _record(self, request, kind, status):
@@ -455,12 +464,76 @@ class Device:
         await self.reset()
         return _json({})
 
+    # -- signals (the world outside the device) ------------------------------------------
+    SIGNAL_ITEM = "id"  # what a signal id names on this model (models override)
+
+    def check_signal_item(self, item):
+        """``item`` as a signal id of this model, or ValueError naming what is wrong."""
+        if isinstance(item, bool) or not isinstance(item, int) or item < 0:
+            raise ValueError("%s: %s must be an integer >= 0, got %r" % (self.name, self.SIGNAL_ITEM, item))
+        return item
+
+    def lose_signal(self, item, after_upgrade=False):
+        """The signal of ``item`` (an analyzer input id, an FM tuner id) stops arriving: now,
+        or, with ``after_upgrade``, when the device next boots into a firmware it installed."""
+        item = self.check_signal_item(item)
+        if after_upgrade:
+            self.lost_after_upgrade.add(item)
+            return
+        if item not in self.lost_signals:
+            self.advance()  # what happened up to now happened with the signal
+            self.lost_signals.add(item)
+            self.signal_changed(item)
+
+    def restore_signal(self, item):
+        """The signal of ``item`` arrives again (and an armed loss of it is disarmed)."""
+        item = self.check_signal_item(item)
+        self.lost_after_upgrade.discard(item)
+        if item in self.lost_signals:
+            self.advance()
+            self.lost_signals.discard(item)
+            self.signal_changed(item)
+
+    def signal_changed(self, item):
+        """Hook for models: the signal of ``item`` was lost or came back just now."""
+
+    def signals(self):
+        return {"lost": sorted(self.lost_signals), "lost_after_upgrade": sorted(self.lost_after_upgrade)}
+
+    def set_signals(self, spec):
+        """Replace the lost signals with ``spec`` (``{"lost": [...], "lost_after_upgrade": [...]}``,
+        both optional, absent meaning none); ValueError naming a bad entry, nothing changed."""
+        if not isinstance(spec, dict) or set(spec) - {"lost", "lost_after_upgrade"}:
+            raise ValueError("signals: an object with the lists lost and lost_after_upgrade")
+        wanted = {}
+        for key in ("lost", "lost_after_upgrade"):
+            items = spec.get(key, [])
+            if not isinstance(items, list):
+                raise ValueError("%s: must be a list" % key)
+            wanted[key] = {self.check_signal_item(item) for item in items}
+        for item in sorted(self.lost_signals - wanted["lost"]):
+            self.restore_signal(item)
+        for item in sorted(wanted["lost"]):
+            self.lose_signal(item)
+        self.lost_after_upgrade = wanted["lost_after_upgrade"]
+        return self.signals()
+
+    async def _sim_get_signals(self, request):
+        return _json(self.signals())
+
+    async def _sim_set_signals(self, request):
+        try:
+            return _json(self.set_signals(await request.json()))
+        except (ValueError, TypeError) as err:
+            return _json({"code": 400, "message": str(err)}, 400)
+
     async def reset(self):
         """Back to factory state at once (no reboot gap): at its home address, request log
         and faults cleared."""
         self.state = self._fresh_state()
         self.requests = []
         self.faults.replace([])
+        self.lost_signals, self.lost_after_upgrade = set(), set()
         self.save()
         if self.address != self.home_address and not self.down:
             await self._site.stop()
@@ -538,8 +611,10 @@ class Device:
         await self._site.stop()
         if self._reset_at_boot:
             self.state = self._fresh_state()
-        else:
-            self.apply_pending()
+        elif "firmware_version" in (self.apply_pending() or {}):
+            # booting into a firmware it installed: an armed signal loss happens now
+            self.lost_signals |= self.lost_after_upgrade
+            self.lost_after_upgrade = set()
         self.save()
         gap = self.faults.reboot_gap()
         await asyncio.sleep(self.delay(REBOOT_GAP) if gap is None else gap)

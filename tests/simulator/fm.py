@@ -579,8 +579,9 @@ class FmMonitor(Device):
         return max(self.delay(tuner["thresholds"]["rssi_interval"]), MIN_PERIOD)
 
     def locked_station(self, tuner):
-        """The band station an enabled tuner is locked on, or None."""
-        if tuner["state"] != 1:
+        """The band station an enabled tuner is locked on, or None (also while the tuner's
+        signal is lost: ``lose_signal``, an antenna or transmitter outage)."""
+        if tuner["state"] != 1 or tuner["tuner_id"] in self.lost_signals:
             return None
         station = self.band.get(tuner["frequency"])
         if station is None or station["rssi"] < tuner["hw_settings"]["rssi_threshold"]:
@@ -609,6 +610,18 @@ class FmMonitor(Device):
             "stereo": station["stereo"],
             "rds_events": events,
         }
+
+    SIGNAL_ITEM = "tuner id"
+
+    def check_signal_item(self, item):
+        item = super().check_signal_item(item)
+        if item >= TUNERS:
+            raise ValueError("%s: tuner id must be below %d, got %d" % (self.name, TUNERS, item))
+        return item
+
+    def signal_changed(self, item):
+        """Signal lost or back: the next request measures the current interval afresh."""
+        self._eval_t.pop(item, None)
 
     def _evaluate(self, tuner, now):
         """Evaluate the intervals since the last request; open and close alerts."""

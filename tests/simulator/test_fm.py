@@ -7,6 +7,7 @@ import time
 
 import requests
 
+from . import swu
 from .conftest import Api, ok
 from .fleet import running_fleet
 from .fm import ALERT_TYPES, DAYS
@@ -1098,3 +1099,53 @@ def test_factory_reset(fm):
     assert tuner(fm, 1)["name"] == "Tuner 2"
     assert ok(fm.get("/stations/all")) == [] and alerts(fm)["total"] == 0
     assert ok(fm.get("/status"))["reboot_needed"] is False
+
+
+# -- lost signals (the world outside the unit; README, "Signals") --------------------------
+def alarmed(answer, wanted=True):
+    """The tuner ``answer`` when it has quality alarms (or, ``wanted`` false, none), else None."""
+    return answer if bool(answer["quality"]["alarms"]) is wanted else None
+
+
+def test_a_lost_signal_unlocks_the_tuner(fm, fleet):
+    """fm-monitor-api.md, Tuner: `tuned` "Locked onto the frequency", `signal_ok` "Signal above the RSSI
+    threshold", `stream_enabled` "IP streaming active"; Quality `alarms` "Space-separated active alarm types";
+    Events: "`quality.alarms` lists the alarms active on a tuner at present"; alert types `RFL is low`,
+    `SNR is low`. A tuner whose signal is lost (an antenna or transmitter outage) is not locked, measures
+    nothing, and, with the factory thresholds, raises `RFL is low` and `SNR is low`; the others go on."""
+    freq = stations_on_air(fm, minimum_rssi=30)[0]
+    for tid in (0, 1):
+        ok(settled(lambda: fm.post("/tuner/%d/settings" % tid, {"frequency": freq})))
+        ok(settled(lambda: fm.post("/tuner/%d/state" % tid, {"state": 1})))
+    ok(fm.post("/tuner/0/stream", {"enabled": True}))
+    assert tuner(fm, 0)["tuned"] is True and tuner(fm, 0)["quality"]["alarms"] == ""
+    assert ok(fm.sim("POST", "/signals", json={"lost": [0]})) == {"lost": [0], "lost_after_upgrade": []}
+    lost = wait_for(lambda: alarmed(tuner(fm, 0)))
+    assert (lost["tuned"], lost["signal_ok"], lost["stream_enabled"]) == (False, False, True)
+    assert lost["quality"]["rssi"] == 0 and lost["quality"]["alarms"].split() == ["rfl_low", "snr_low"]
+    assert {a["type"] for a in ok(fm.post("/alerts", {"order": "asc", "by": "from", "type": [], "id": [0],
+                                                      "limit": 10, "offset": 0}))["alerts"]
+            if a["till"] is None} == {"RFL is low", "SNR is low"}
+    other = tuner(fm, 1)
+    assert other["tuned"] is True and other["signal_ok"] is True and other["quality"]["alarms"] == ""
+    assert ok(fm.get("/status"))["health"] == "warning"
+    fleet.call(fm.device.restore_signal, 0)
+    back = wait_for(lambda: alarmed(tuner(fm, 0), False))
+    assert back["tuned"] is True and back["signal_ok"] is True
+    refused(fm.sim("POST", "/signals", json={"lost": [8]}), 400, "tuner id must be below 8")
+
+
+def test_a_signal_lost_after_an_upgrade_unlocks_at_the_reboot(fm):
+    """fm-monitor-api.md: POST /system/upgrade "installs at once"; "reboot_needed false -> firmware upgrade ->
+    true", "Change takes effect after reboot". An armed loss (README, "Signals") happens at the boot into the
+    new firmware, not at the upload."""
+    freq = stations_on_air(fm, minimum_rssi=30)[0]
+    ok(settled(lambda: fm.post("/tuner/3/settings", {"frequency": freq})))
+    ok(settled(lambda: fm.post("/tuner/3/state", {"state": 1})))
+    ok(fm.sim("POST", "/signals", json={"lost_after_upgrade": [3]}))
+    ok(fm.post("/system/upgrade", files={"file": ("fw.swu", swu.build("2.4.1"))}))
+    assert tuner(fm, 3)["tuned"] is True  # installed, still running the old firmware
+    reboot(fm)
+    assert ok(fm.get("/status"))["versions"]["package_ver"] == "2.4.1"
+    assert tuner(fm, 3)["tuned"] is False and tuner(fm, 3)["signal_ok"] is False
+    assert ok(fm.sim("GET", "/signals")) == {"lost": [3], "lost_after_upgrade": []}

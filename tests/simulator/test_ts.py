@@ -1276,3 +1276,78 @@ def test_alert_records_merge_while_an_error_persists():
     device._alert(st, "pts_error", 257, "Alpha TV", 101.0, 1, "warning")  # after a quiet stretch: new record
     assert [(r[1], r[3], r[4], r[5]) for r in st["alerts"]] == [  # pid, start, end, count
         (257, 100.0, 100.05, 5), (258, 100.06, 100.06, 1), (257, 101.0, 101.0, 1)]
+
+
+# -- lost signals (the world outside the unit; README, "Signals") --------------------------
+def stream(api, input_id):
+    return next(s for s in api.get("/statistics/current").json()["transport_streams"] if s["input_id"] == input_id)
+
+
+def test_a_lost_signal_stops_the_input_and_raises_sync_loss(ts, fleet):
+    """ts-analyzer-api.md, Input: "The list of inputs returns, for each input, its current stream state, error
+    indicators and the metrics bitrate, ..."; Statistics: "per error a current count and a sum, a status",
+    "Status values: 0 = OK, 1 = warning, 2 = critical"; error names: `ts_sync_loss` (TR 101 290 priority 1);
+    Events: "Alert events are recorded in an alert log per input". A stream that stops arriving: state
+    `no_signal`, bitrate 0, `ts_sync_loss` counting with the profile entry's status, one alert record."""
+    add_input(ts, "Lost")
+    add_input(ts, "Fine", UNICAST)
+    assert ts.sim("POST", "/signals", json={"lost": [1]}).json() == {"lost": [1], "lost_after_upgrade": []}
+    assert ts.sim("GET", "/signals").json() == {"lost": [1], "lost_after_upgrade": []}
+    ts.get("/inputs/1/reset_stats_alerts")  # what the stream showed before it stopped
+    lost = get_input(ts, 1)
+    assert (lost["state"], lost["status"], lost["metrics"]["bitrate"]) == ("no_signal", 2, 0)
+    first = wait_for(lambda: stream(ts, 1)["data"]["ts_sync_loss"]["count"] > 0 and stream(ts, 1))
+    assert first["data"]["ts_sync_loss"]["status"] == 2 and first["bitrate"] == 0
+    wait_for(lambda: stream(ts, 1)["data"]["ts_sync_loss"]["count"] > first["data"]["ts_sync_loss"]["count"])
+    assert get_input(ts, 1)["errors"]["priority1"] >= first["data"]["ts_sync_loss"]["count"]
+    assert ts.get("/inputs/1/pids").json() == []
+    records = ts.post("/inputs/1/alerts", {"error_code": ["ts_sync_loss"]}).json()["items"]
+    assert [(r["error_name"], r["severity"], r["pid"]) for r in records] == [("ts_sync_loss", "critical", None)]
+    fine = get_input(ts, 2)
+    assert fine["state"] == "ok" and fine["metrics"]["bitrate"] > 0
+    # back: receiving again, the loss's record ends where the loss ended
+    fleet.call(ts.device.restore_signal, 1)
+    back = get_input(ts, 1)
+    assert back["state"] == "ok" and back["metrics"]["bitrate"] > 0
+    ended = ts.post("/inputs/1/alerts", {"error_code": ["ts_sync_loss"]}).json()["items"][-1]
+    time.sleep(0.2)
+    assert ts.post("/inputs/1/alerts", {"error_code": ["ts_sync_loss"]}).json()["items"][-1] == ended  # oldest
+    # a paused input counts nothing, lost or not; a disabled entry is not evaluated at all
+    fleet.call(ts.device.lose_signal, 2)
+    ts.get("/inputs/2/stop")
+    ts.get("/inputs/2/reset_stats_alerts")
+    assert get_input(ts, 2)["state"] == "paused"
+    ts.post("/profiles/1", {"entries": [{"error_name": "ts_sync_loss", "enabled": False}]})
+    ts.get("/inputs/2/start")
+    time.sleep(0.2)
+    assert stream(ts, 2)["data"]["ts_sync_loss"]["count"] == 0 and get_input(ts, 2)["state"] == "no_signal"
+
+
+def test_signal_control_refuses_bad_ids(ts):
+    """No document sentence: the simulator's own control path (README, "Signals")."""
+    for body in ({"lost": ["1"]}, {"lost": [-1]}, {"lost": 1}, {"gone": [1]}, [1]):
+        answer = ts.sim("POST", "/signals", json=body)
+        assert answer.status_code == 400, body
+    assert ts.sim("GET", "/signals").json() == {"lost": [], "lost_after_upgrade": []}
+    with pytest.raises(ValueError, match="input id"):
+        ts.device.lose_signal(True)
+
+
+def test_a_signal_lost_after_an_upgrade(ts, fleet):
+    """ts-analyzer-api.md: "POST /system/upgrade: upload a .swu firmware package"; "The firmware version is
+    reported by GET /system/device". An armed loss (README, "Signals") happens when the unit boots into the
+    firmware it installed, not at a plain reboot; the inputs keep their configuration."""
+    add_input(ts, "Armed")
+    assert ts.sim("POST", "/signals", json={"lost_after_upgrade": [1]}).status_code == 200
+    assert get_input(ts, 1)["state"] == "ok"
+    ts.post("/system/reboot")
+    wait_reboot(ts)
+    assert get_input(ts, 1)["state"] == "ok"
+    assert ts.post("/system/upgrade", files={"file": ("fw.swu", swu.build("2.4.1"))}).status_code == 200
+    wait_reboot(ts)
+    assert ts.get("/system/device").json()["firmware_version"] == "2.4.1"
+    broken = get_input(ts, 1)
+    assert (broken["state"], broken["metrics"]["bitrate"], broken["name"]) == ("no_signal", 0, "Armed")
+    assert ts.sim("GET", "/signals").json() == {"lost": [1], "lost_after_upgrade": []}
+    ts.reset()  # a fresh test world: every signal back
+    assert ts.sim("GET", "/signals").json() == {"lost": [], "lost_after_upgrade": []}

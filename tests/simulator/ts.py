@@ -754,7 +754,10 @@ class TsAnalyzer(Device):
 
     def _has_signal(self, inp):
         """No signal where nothing can arrive: a unicast listen address that is not this
-        unit's, or an RF input tuned to frequency 0."""
+        unit's, or an RF input tuned to frequency 0; or where the stream stopped arriving
+        (a lost signal, ``lose_signal``)."""
+        if self._lost(inp):
+            return False
         config = inp["config"]
         unicast = config.get("eth", {}).get("unicast")
         if unicast and unicast["listen_address"] not in ("0.0.0.0", self.address):
@@ -763,6 +766,18 @@ class TsAnalyzer(Device):
 
     def _active(self, inp):
         return inp["monitoring"] and self._has_signal(inp)
+
+    def _lost(self, inp):
+        """The input's stream stopped arriving (``lose_signal``, the world outside the unit)."""
+        return inp["id"] in self.lost_signals
+
+    SIGNAL_ITEM = "input id"
+
+    def signal_changed(self, item):
+        """A stream lost or back: measuring starts afresh from now (no error events are
+        drawn for the time it was away; a lost stream counts its sync loss from now)."""
+        if str(item) in self.state["inputs"]:
+            self._resync(str(item), self._tick())
 
     # -- simulation ----------------------------------------------------------------------------
     def _new_stats(self, input_id, tick):
@@ -788,11 +803,37 @@ class TsAnalyzer(Device):
         entries = None
         for sid, inp in self.state["inputs"].items():
             st = self.state["stats"][sid]
-            if tick <= st["cursor"] or not self._active(inp):
+            lost = inp["monitoring"] and self._lost(inp)
+            if tick <= st["cursor"] or not (lost or self._active(inp)):
                 continue
             if entries is None:
                 entries = {p["id"]: {e["error_name"]: e for e in p["entries"]} for p in self.state["profiles"]}
-            self._simulate(inp, st, tick, entries[inp["alerts_config"]["profile_id"]])
+            simulate = self._simulate_loss if lost else self._simulate
+            simulate(inp, st, tick, entries[inp["alerts_config"]["profile_id"]])
+
+    def _simulate_loss(self, inp, st, tick, entries):
+        """A monitored input whose stream stopped arriving: the transport stream's sync is lost
+        for every second of it (``ts_sync_loss``, priority 1), one count a second, raised
+        whatever the threshold (the loss lasts), at the entry's ``alert_type``; one alert
+        record for the whole loss. A disabled entry is not evaluated at all."""
+        start, seconds = st["cursor"], tick - st["cursor"]
+        st["cursor"] = tick
+        entry = entries["ts_sync_loss"]
+        if not entry["enabled"]:
+            return
+        for key in ("counts", "sums"):
+            st[key]["ts_sync_loss"] = st[key].get("ts_sync_loss", 0) + seconds
+        st["last"]["ts_sync_loss"] = [tick, seconds, LEVEL[entry["alert_type"]]]
+        when = self._tick_time(tick)
+        self._archive_add(inp["id"], when, "ts_sync_loss", seconds)
+        last = st["alerts"][-1] if st["alerts"] else None
+        if (last and last[R_NAME] == "ts_sync_loss" and last[R_PID] is None and last[R_SEVERITY] == entry["alert_type"]
+                and last[R_END] >= self._tick_time(start)):
+            last[R_END] = when
+            last[R_COUNT] += seconds
+        else:
+            st["alerts"].append(["ts_sync_loss", None, "", self._tick_time(start), when, seconds, entry["alert_type"]])
+            del st["alerts"][:-ALERT_KEEP]
 
     def _simulate(self, inp, st, tick, entries):
         oldest = tick - MAX_CATCHUP * EVENT_MEAN
@@ -1203,7 +1244,7 @@ class TsAnalyzer(Device):
         for inp in self._sorted_inputs():
             st = self.state["stats"][str(inp["id"])]
             active = self._active(inp)
-            recent = self._recent(st, tick) if active else {}
+            recent = self._recent(st, tick) if active or (inp["monitoring"] and self._lost(inp)) else {}
             metrics = self._metrics(inp, st, tick)
             streams.append({
                 "input_id": inp["id"], "name": inp["name"], "status": self._status(inp, st, tick),

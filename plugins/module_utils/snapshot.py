@@ -1,0 +1,178 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Operational snapshots (device_snapshot, the snapshot_compare filter): what a device is
+doing now, and what changed between two snapshots, with the regressions among the changes:
+something that worked in the earlier snapshot and does not in the later one.
+
+The reading is the device files' (``snapshot_items``, ``snapshot_system``); the comparison
+here is pure (two snapshots in, a result out) so that a role, a filter and the unit tests
+share it.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
+
+#: per device type: the key of its item list in a snapshot, and what an item is called
+ITEMS = {"ts_analyzer": ("inputs", "input"), "fm_monitor": ("tuners", "tuner")}
+#: device-wide fields: changes, never regressions
+DEVICE_FIELDS = ("firmware_version", "reboot_needed")
+#: the checks that find regressions, per device type (``ignore`` takes their names)
+CHECKS = {
+    "ts_analyzer": ("present", "receiving", "bitrate", "priority1"),
+    "fm_monitor": ("present", "tuned", "signal_ok", "stream_enabled", "alarms"),
+}
+ALL_CHECKS = ("present", "receiving", "bitrate", "priority1", "tuned", "signal_ok", "stream_enabled", "alarms")
+#: a bitrate that moved by at most this share of the earlier one is not listed as a change
+#: (a live stream's rate varies a little from one reading to the next)
+BITRATE_TOLERANCE = 0.05
+#: what a flag that turned false means, per check
+LOST = {
+    "receiving": "was receiving its stream, now does not",
+    "tuned": "was tuned (locked onto its frequency), now is not",
+    "signal_ok": "had its signal above the RSSI threshold, now has not",
+    "stream_enabled": "was streaming over IP, now is not",
+}
+
+
+def take(device, client, now=None):
+    """A snapshot of the device behind ``client`` (``device``: its device file)."""
+    key = ITEMS[device.KIND][0]
+    taken = now or datetime.datetime.now(datetime.timezone.utc)
+    out = {"device_type": device.KIND, "taken_at": taken.strftime("%Y-%m-%dT%H:%M:%SZ")}
+    out.update(device.snapshot_system(client))
+    out[key] = device.snapshot_items(client)
+    return out
+
+
+def as_snapshot(value, name):
+    """``value`` (an option) as a snapshot, or InputError naming ``name``. The whole registered
+    result of device_snapshot is taken too (its ``snapshot``)."""
+    if isinstance(value, dict) and isinstance(value.get("snapshot"), dict) and "device_type" not in value:
+        value = value["snapshot"]
+    hint = "give the snapshot of an earlier device_snapshot result (for example before.snapshot)"
+    if not isinstance(value, dict):
+        raise InputError(["%s: must be a snapshot (a dictionary); %s" % (name, hint)])
+    kind = value.get("device_type")
+    if kind not in ITEMS:
+        raise InputError(["%s: not a snapshot taken by device_snapshot (device_type %s is not one of %s); %s" % (
+            name, "missing" if kind is None else repr(kind), ", ".join(ITEMS), hint)])
+    key = ITEMS[kind][0]
+    items = value.get(key)
+    if not isinstance(items, list) or not all(isinstance(i, dict) and "id" in i for i in items):
+        raise InputError(["%s: a snapshot of a %s holds %s, a list of dictionaries with an id; %s" % (
+            name, kind, key, hint)])
+    return value
+
+
+def check_ignore(ignore):
+    """InputError for names in ``ignore`` that are no check (of either device type: a role
+    passes the same list to both)."""
+    unknown = [name for name in ignore or [] if name not in ALL_CHECKS]
+    if unknown:
+        raise InputError(["ignore: unknown check(s) %s; choose from %s" % (
+            ", ".join(map(str, unknown)), ", ".join(ALL_CHECKS))])
+
+
+def label(kind, item):
+    """How an item is named in changes and regressions: ``input Mux 1 (id 1)``, ``tuner 0 (Tuner 1)``."""
+    if kind == "fm_monitor":
+        return "tuner %s (%s)" % (item.get("id"), item.get("name"))
+    return "input %s (id %s)" % (item.get("name"), item.get("id"))
+
+
+def worked(kind, item):
+    """Whether an item was doing its job: an input receiving, a tuner tuned."""
+    return bool(item.get("receiving") if kind == "ts_analyzer" else item.get("tuned"))
+
+
+def _close(old, new):
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in (old, new)):
+        return False
+    return abs(new - old) <= BITRATE_TOLERANCE * old
+
+
+def _regressions(kind, old, new):
+    """(what, message) of each regression of one item present in both snapshots."""
+    found = []
+    for flag in ("receiving",) if kind == "ts_analyzer" else ("tuned", "signal_ok", "stream_enabled"):
+        if old.get(flag) is True and new.get(flag) is not True:
+            extra = " (state %s)" % new.get("state") if flag == "receiving" and new.get("state") else ""
+            found.append((flag, LOST[flag] + extra))
+    if kind == "ts_analyzer":
+        if (old.get("bitrate") or 0) > 0 and not (new.get("bitrate") or 0) > 0:
+            found.append(("bitrate", "bitrate fell from %s bit/s to %s" % (old.get("bitrate"), new.get("bitrate") or 0)))
+        if old.get("priority1") == "ok" and new.get("priority1") not in ("ok", None):
+            found.append(("priority1", "TR 101 290 priority 1 was ok, now %s (%s)" % (
+                new.get("priority1"), ", ".join(new.get("priority1_errors") or []) or "no error named")))
+    else:
+        raised = [name for name in new.get("alarms") or [] if name not in (old.get("alarms") or [])]
+        if raised:
+            found.append(("alarms", "quality alarm(s) raised: %s" % ", ".join(raised)))
+    return found
+
+
+def compare(before, after, ignore=()):
+    """``{"regressions": [...], "changes": [...]}`` between two snapshots of one device.
+
+    ``changes``: every difference, ``{item, what, before, after}`` (``item`` ``device`` for
+    the firmware version and reboot_needed; ``what`` ``present`` for an item added or gone),
+    in item order; a bitrate within BITRATE_TOLERANCE is not a change. ``regressions``:
+    ``{item, what, before, after, message}`` for what worked before and does not after: an
+    input that stopped receiving, lost its bitrate or its TR 101 290 priority-1 OK status; a
+    tuner no longer tuned, its signal no longer OK, its stream stopped, a quality alarm
+    raised; an item that worked and is gone (``present``). A recovered item is a change, not
+    a regression. ``ignore`` names checks whose regressions are left out (still changes).
+    """
+    before, after = as_snapshot(before, "compare_to"), as_snapshot(after, "snapshot")
+    kind = after["device_type"]
+    if before["device_type"] != kind:
+        raise InputError(["compare_to: a snapshot of a %s, this is a %s" % (before["device_type"], kind)])
+    check_ignore(ignore)
+    key = ITEMS[kind][0]
+    changes, regressions = [], []
+    for field in DEVICE_FIELDS:
+        if before.get(field) != after.get(field):
+            changes.append({"item": "device", "what": field, "before": before.get(field), "after": after.get(field)})
+    old_items = dict((i["id"], i) for i in before[key])
+    new_items = dict((i["id"], i) for i in after[key])
+    for ident in sorted(set(old_items) | set(new_items), key=lambda v: (str(type(v)), v)):
+        old, new = old_items.get(ident), new_items.get(ident)
+        name = label(kind, new or old)
+        if old is None or new is None:
+            changes.append({"item": name, "what": "present", "before": old is not None, "after": new is not None})
+            if new is None and worked(kind, old):
+                regressions.append({"item": name, "what": "present", "before": True, "after": False,
+                                    "message": "%s: worked before, gone now" % name})
+            continue
+        for field in [f for f in old if f != "id"] + [f for f in new if f not in old]:
+            if old.get(field) != new.get(field) and not (field == "bitrate" and _close(old[field], new.get(field))):
+                changes.append({"item": name, "what": field, "before": old.get(field), "after": new.get(field)})
+        for what, message in _regressions(kind, old, new):
+            regressions.append({"item": name, "what": what, "before": old.get(what), "after": new.get(what),
+                                "message": "%s: %s" % (name, message)})
+    return {"regressions": [r for r in regressions if r["what"] not in (ignore or ())], "changes": changes}
+
+
+def run(module):
+    """device_snapshot: the snapshot, and with ``compare_to`` the comparison; fails on a
+    regression with ``fail_on_regression``."""
+    params = module.params
+    earlier = None
+    if params.get("compare_to") is not None:
+        earlier = as_snapshot(params["compare_to"], "compare_to")
+    check_ignore(params.get("ignore"))
+    if earlier is not None and earlier["device_type"] != module.device.KIND:
+        raise InputError(["compare_to: a snapshot of a %s, this device is a %s" % (
+            earlier["device_type"], module.device.KIND)])
+    result = {"changed": False, "snapshot": take(module.device, module.client)}
+    if earlier is None:
+        return result
+    result.update(compare(earlier, result["snapshot"], params.get("ignore") or ()))
+    if params.get("fail_on_regression") and result["regressions"]:
+        module.fail_json(msg="%d regression(s) since the earlier snapshot: %s" % (
+            len(result["regressions"]), "; ".join(r["message"] for r in result["regressions"])), **result)
+    return result
