@@ -1,6 +1,7 @@
 """Role firmware_rollout through playbooks/firmware_rollout.yml: a rolling upgrade that halts
 at the first refused bundle and leaves the devices after it untouched."""
 
+import json
 import os
 
 import pytest
@@ -8,6 +9,7 @@ import requests
 
 from tests.simulator import swu
 from tests.simulator.fleet import running_fleet
+from tests.simulator.ts import PRIORITY_1
 
 from .conftest import ROOT, run_playbook
 
@@ -96,3 +98,54 @@ def test_rollout_of_the_installed_version_does_nothing(fleet, collections_path, 
     assert [hosts[d.name]["changed"] for d in devices] == [0, 0], output
     assert all(fleet.call(d.writes) == [] for d in devices)
     assert not (tmp_path / "b").exists() or sorted(os.listdir(tmp_path / "b")) == ["fm-001.json", "ts-003.json"]
+
+
+def quiet_inputs(device):
+    """Two receiving inputs under a profile that leaves out the simulated streams' random
+    priority-1 errors (thresholds above any count of one event): only a lost stream shows."""
+    login = device.base_url + "/api" + device.login_path
+    token = requests.post(login, json={"role": "admin", "password": "admin"}, timeout=5).json()["token"]
+    session = requests.Session()
+    session.headers["Authorization"] = "Bearer " + token
+    api = device.base_url + "/api"
+    entries = [{"error_name": error, "threshold": 100} for error in PRIORITY_1]
+    profile = session.post(api + "/profiles", json={"name": "Quiet", "entries": entries}, timeout=5).json()["id"]
+    for index, name in enumerate(("News", "Sport")):
+        source = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1",
+                                                              "multicast_port": 5000 + index}}}
+        answer = session.post(api + "/inputs", json={"name": name, "config": source,
+                                                     "alerts_config": {"profile_id": profile}}, timeout=5)
+        assert answer.status_code == 200, answer.text
+
+
+def test_rollout_stops_at_the_device_whose_upgrade_broke_an_input(fleet, collections_path, tmp_path, bundles):
+    """Issue 23: the snapshots around each upgrade. ts-002's upgrade loses the stream of its
+    input Sport (the simulator's loss armed for the boot into the installed firmware): the
+    rollout stops there naming it, ts-003 is never reached, and the fleet report says so."""
+    good = bundles[0]
+    devices = [fleet.fleet.by_name(n) for n in ("ts-001", "ts-002", "ts-003")]
+    for device in devices:
+        fleet.call(device.reset)
+        quiet_inputs(device)
+        fleet.call(device.requests.clear)
+    fleet.call(devices[1].lose_signal, 2, True)
+    reports = tmp_path / "reports"
+    code, output, hosts = run_rollout(
+        fleet, collections_path, tmp_path,
+        all_vars={"firmware_rollout_bundle": good, "firmware_rollout_backup": False, "firmware_rollout_timeout": 30,
+                  "firmware_rollout_report_dir": str(reports)},
+        extra_vars={"broadcast_monitoring_password": "admin", "firmware_rollout_hosts": "ts_analyzers"})
+    assert code != 0, output
+    assert hosts["ts-001"]["failed"] == 0 and hosts["ts-002"]["failed"] == 1, output
+    assert "input Sport (id 2)" in output and "ts-003" not in hosts, output
+    assert fleet.call(lambda: list(devices[2].requests)) == []  # not even a login
+    assert [firmware_version(d) for d in devices] == ["2.4.1", "2.4.1", "1.0.0"]
+    report = json.loads((reports / "firmware_rollout.json").read_text())
+    status = {d["host"]: d["status"] for d in report["devices"]}
+    assert status == {"ts-001": "upgraded", "ts-002": "regression", "ts-003": "not reached"}, report
+    broken = [d for d in report["devices"] if d["host"] == "ts-002"][0]
+    assert {(r["item"], r["what"]) for r in broken["regressions"]} >= {("input Sport (id 2)", "receiving")}
+    assert (broken["firmware_before"], broken["firmware_after"]) == ("1.0.0", "2.4.1")
+    markdown = (reports / "firmware_rollout.md").read_text()
+    assert "| ts-002 | regression | 1.0.0 | 2.4.1 |" in markdown and "input Sport (id 2)" in markdown, markdown
+    assert "| ts-003 | not reached |" in markdown, markdown

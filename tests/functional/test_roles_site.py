@@ -259,3 +259,24 @@ def test_purge_per_part(fleet):
     code, output = site(fleet, *limit, "-e", "ts_analyzer_purge=true")
     assert code == 0, output
     assert "Stray" not in names()
+
+
+def test_a_change_that_reboots_is_gated_by_snapshots(fleet):
+    """Issue 23: with ts_analyzer_reboot, site.yml takes a snapshot before the change and, when
+    the device rebooted, after it. On ts-001 the reboot leaves every input receiving: the run
+    passes. On ts-002 the reboot loses the stream of input 1 (the simulator's loss armed for the
+    next boot): the device fails, naming the input."""
+    code, output = site(fleet, "--limit", "ts-001:ts-002")
+    assert code == 0, output
+    changed = json.dumps({"ts_analyzer_network": {"dns": ["192.0.2.99"]}, "ts_analyzer_reboot": True,
+                          # the simulated streams raise random priority-1 errors under the factory profile
+                          "ts_analyzer_snapshot_ignore": ["priority1"]})
+    fleet.clear()
+    code, output = site(fleet, "--limit", "ts-001", "-e", changed)
+    assert code == 0, output
+    assert [r["path"] for r in fleet.requests("ts-001") if r["path"].endswith("/reboot")] == ["/api/system/reboot"]
+    broken = fleet.sim.fleet.by_name("ts-002")
+    fleet.sim.call(broken.lose_signal, 1, False, True)
+    code, output = site(fleet, "--limit", "ts-002", "-e", changed)
+    assert code != 0 and recap(output)["ts-002"]["failed"] == 1, output
+    assert "(id 1): was receiving its stream, now does not" in output, output

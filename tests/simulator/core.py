@@ -125,6 +125,9 @@ def reordered(value, field=None):
 RESHAPED = {"extra": extra_fields, "reordered": reordered, "sparse": without_nulls, "aliases": aliased}
 
 
+#: the lists of /_sim/signals: lost now, at the next boot into installed firmware, at the next boot
+SIGNAL_LISTS = ("lost", "lost_after_upgrade", "lost_at_boot")
+
 class ApiError(Exception):
     """A refusal the device answers with its documented error body."""
 
@@ -236,6 +239,9 @@ class Device:
         #: ids whose signal is lost when the device next boots into a firmware it installed
         #: ("the upgrade broke it"), for tests of rollouts that must stop there
         self.lost_after_upgrade = set()
+        #: ids whose signal is lost when the device next boots, whatever the reboot ("the reboot
+        #: broke it"), for tests of changes that reboot a device
+        self.lost_at_boot = set()
         self.state = self._load_state() or self._fresh_state()
 
     # -- state ------------------------------------------------------------------------
@@ -473,12 +479,13 @@ class Device:
             raise ValueError("%s: %s must be an integer >= 0, got %r" % (self.name, self.SIGNAL_ITEM, item))
         return item
 
-    def lose_signal(self, item, after_upgrade=False):
+    def lose_signal(self, item, after_upgrade=False, at_boot=False):
         """The signal of ``item`` (an analyzer input id, an FM tuner id) stops arriving: now,
-        or, with ``after_upgrade``, when the device next boots into a firmware it installed."""
+        or, with ``after_upgrade``, when the device next boots into a firmware it installed,
+        or, with ``at_boot``, when it next boots."""
         item = self.check_signal_item(item)
-        if after_upgrade:
-            self.lost_after_upgrade.add(item)
+        if after_upgrade or at_boot:
+            (self.lost_after_upgrade if after_upgrade else self.lost_at_boot).add(item)
             return
         if item not in self.lost_signals:
             self.advance()  # what happened up to now happened with the signal
@@ -489,6 +496,7 @@ class Device:
         """The signal of ``item`` arrives again (and an armed loss of it is disarmed)."""
         item = self.check_signal_item(item)
         self.lost_after_upgrade.discard(item)
+        self.lost_at_boot.discard(item)
         if item in self.lost_signals:
             self.advance()
             self.lost_signals.discard(item)
@@ -498,15 +506,17 @@ class Device:
         """Hook for models: the signal of ``item`` was lost or came back just now."""
 
     def signals(self):
-        return {"lost": sorted(self.lost_signals), "lost_after_upgrade": sorted(self.lost_after_upgrade)}
+        return {"lost": sorted(self.lost_signals), "lost_after_upgrade": sorted(self.lost_after_upgrade),
+                "lost_at_boot": sorted(self.lost_at_boot)}
 
     def set_signals(self, spec):
-        """Replace the lost signals with ``spec`` (``{"lost": [...], "lost_after_upgrade": [...]}``,
-        both optional, absent meaning none); ValueError naming a bad entry, nothing changed."""
-        if not isinstance(spec, dict) or set(spec) - {"lost", "lost_after_upgrade"}:
-            raise ValueError("signals: an object with the lists lost and lost_after_upgrade")
+        """Replace the lost signals with ``spec`` (``{"lost": [...], "lost_after_upgrade": [...],
+        "lost_at_boot": [...]}``, each optional, absent meaning none); ValueError naming a bad
+        entry, nothing changed."""
+        if not isinstance(spec, dict) or set(spec) - set(SIGNAL_LISTS):
+            raise ValueError("signals: an object with the lists %s" % ", ".join(SIGNAL_LISTS))
         wanted = {}
-        for key in ("lost", "lost_after_upgrade"):
+        for key in SIGNAL_LISTS:
             items = spec.get(key, [])
             if not isinstance(items, list):
                 raise ValueError("%s: must be a list" % key)
@@ -516,6 +526,7 @@ class Device:
         for item in sorted(wanted["lost"]):
             self.lose_signal(item)
         self.lost_after_upgrade = wanted["lost_after_upgrade"]
+        self.lost_at_boot = wanted["lost_at_boot"]
         return self.signals()
 
     async def _sim_get_signals(self, request):
@@ -533,7 +544,7 @@ class Device:
         self.state = self._fresh_state()
         self.requests = []
         self.faults.replace([])
-        self.lost_signals, self.lost_after_upgrade = set(), set()
+        self.lost_signals, self.lost_after_upgrade, self.lost_at_boot = set(), set(), set()
         self.save()
         if self.address != self.home_address and not self.down:
             await self._site.stop()
@@ -609,6 +620,8 @@ class Device:
         await asyncio.sleep(0.05 if after is None else after)
         self.down = True
         await self._site.stop()
+        self.lost_signals |= self.lost_at_boot  # an armed loss at any boot happens now
+        self.lost_at_boot = set()
         if self._reset_at_boot:
             self.state = self._fresh_state()
         elif "firmware_version" in (self.apply_pending() or {}):

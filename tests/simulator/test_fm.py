@@ -1119,7 +1119,7 @@ def test_a_lost_signal_unlocks_the_tuner(fm, fleet):
         ok(settled(lambda: fm.post("/tuner/%d/state" % tid, {"state": 1})))
     ok(fm.post("/tuner/0/stream", {"enabled": True}))
     assert tuner(fm, 0)["tuned"] is True and tuner(fm, 0)["quality"]["alarms"] == ""
-    assert ok(fm.sim("POST", "/signals", json={"lost": [0]})) == {"lost": [0], "lost_after_upgrade": []}
+    assert ok(fm.sim("POST", "/signals", json={"lost": [0]})) == {"lost": [0], "lost_after_upgrade": [], "lost_at_boot": []}
     lost = wait_for(lambda: alarmed(tuner(fm, 0)))
     assert (lost["tuned"], lost["signal_ok"], lost["stream_enabled"]) == (False, False, True)
     assert lost["quality"]["rssi"] == 0 and lost["quality"]["alarms"].split() == ["rfl_low", "snr_low"]
@@ -1142,10 +1142,10 @@ def test_a_signal_lost_after_an_upgrade_unlocks_at_the_reboot(fm):
     freq = stations_on_air(fm, minimum_rssi=30)[0]
     ok(settled(lambda: fm.post("/tuner/3/settings", {"frequency": freq})))
     ok(settled(lambda: fm.post("/tuner/3/state", {"state": 1})))
-    ok(fm.sim("POST", "/signals", json={"lost_after_upgrade": [3]}))
+    ok(fm.sim("POST", "/signals", json={"lost_after_upgrade": [3], "lost_at_boot": []}))
     ok(fm.post("/system/upgrade", files={"file": ("fw.swu", swu.build("2.4.1"))}))
     assert tuner(fm, 3)["tuned"] is True  # installed, still running the old firmware
     reboot(fm)
     assert ok(fm.get("/status"))["versions"]["package_ver"] == "2.4.1"
     assert tuner(fm, 3)["tuned"] is False and tuner(fm, 3)["signal_ok"] is False
-    assert ok(fm.sim("GET", "/signals")) == {"lost": [3], "lost_after_upgrade": []}
+    assert ok(fm.sim("GET", "/signals")) == {"lost": [3], "lost_after_upgrade": [], "lost_at_boot": []}

@@ -16,7 +16,7 @@ import pytest
 import requests
 
 from . import swu
-from .conftest import Api
+from .conftest import Api, ok
 from .fleet import running_fleet
 from .ts import ERROR_NAMES, ERROR_PID, IP_ERRORS, PRIORITY_1, PRIORITY_2, PRIORITY_3, RANGES, TsAnalyzer, build_layout
 
@@ -1291,8 +1291,8 @@ def test_a_lost_signal_stops_the_input_and_raises_sync_loss(ts, fleet):
     `no_signal`, bitrate 0, `ts_sync_loss` counting with the profile entry's status, one alert record."""
     add_input(ts, "Lost")
     add_input(ts, "Fine", UNICAST)
-    assert ts.sim("POST", "/signals", json={"lost": [1]}).json() == {"lost": [1], "lost_after_upgrade": []}
-    assert ts.sim("GET", "/signals").json() == {"lost": [1], "lost_after_upgrade": []}
+    assert ts.sim("POST", "/signals", json={"lost": [1]}).json() == {"lost": [1], "lost_after_upgrade": [], "lost_at_boot": []}
+    assert ts.sim("GET", "/signals").json() == {"lost": [1], "lost_after_upgrade": [], "lost_at_boot": []}
     ts.get("/inputs/1/reset_stats_alerts")  # what the stream showed before it stopped
     lost = get_input(ts, 1)
     assert (lost["state"], lost["status"], lost["metrics"]["bitrate"]) == ("no_signal", 2, 0)
@@ -1328,9 +1328,21 @@ def test_signal_control_refuses_bad_ids(ts):
     for body in ({"lost": ["1"]}, {"lost": [-1]}, {"lost": 1}, {"gone": [1]}, [1]):
         answer = ts.sim("POST", "/signals", json=body)
         assert answer.status_code == 400, body
-    assert ts.sim("GET", "/signals").json() == {"lost": [], "lost_after_upgrade": []}
+    assert ts.sim("GET", "/signals").json() == {"lost": [], "lost_after_upgrade": [], "lost_at_boot": []}
     with pytest.raises(ValueError, match="input id"):
         ts.device.lose_signal(True)
+
+
+def test_a_signal_lost_at_the_next_boot(ts, fleet):
+    """ts-analyzer-api.md: "POST /system/reboot: reboot the device". An armed loss at boot (README,
+    "Signals") happens at the next boot, whatever the reboot, and not before."""
+    add_input(ts, "Armed")
+    assert ok(ts.sim("POST", "/signals", json={"lost_at_boot": [1]}))["lost_at_boot"] == [1]
+    assert get_input(ts, 1)["state"] == "ok"
+    ts.post("/system/reboot")
+    wait_reboot(ts)
+    assert get_input(ts, 1)["state"] == "no_signal"
+    assert ts.sim("GET", "/signals").json() == {"lost": [1], "lost_after_upgrade": [], "lost_at_boot": []}
 
 
 def test_a_signal_lost_after_an_upgrade(ts, fleet):
@@ -1338,7 +1350,7 @@ def test_a_signal_lost_after_an_upgrade(ts, fleet):
     reported by GET /system/device". An armed loss (README, "Signals") happens when the unit boots into the
     firmware it installed, not at a plain reboot; the inputs keep their configuration."""
     add_input(ts, "Armed")
-    assert ts.sim("POST", "/signals", json={"lost_after_upgrade": [1]}).status_code == 200
+    assert ts.sim("POST", "/signals", json={"lost_after_upgrade": [1], "lost_at_boot": []}).status_code == 200
     assert get_input(ts, 1)["state"] == "ok"
     ts.post("/system/reboot")
     wait_reboot(ts)
@@ -1348,6 +1360,6 @@ def test_a_signal_lost_after_an_upgrade(ts, fleet):
     assert ts.get("/system/device").json()["firmware_version"] == "2.4.1"
     broken = get_input(ts, 1)
     assert (broken["state"], broken["metrics"]["bitrate"], broken["name"]) == ("no_signal", 0, "Armed")
-    assert ts.sim("GET", "/signals").json() == {"lost": [1], "lost_after_upgrade": []}
+    assert ts.sim("GET", "/signals").json() == {"lost": [1], "lost_after_upgrade": [], "lost_at_boot": []}
     ts.reset()  # a fresh test world: every signal back
-    assert ts.sim("GET", "/signals").json() == {"lost": [], "lost_after_upgrade": []}
+    assert ts.sim("GET", "/signals").json() == {"lost": [], "lost_after_upgrade": [], "lost_at_boot": []}
