@@ -128,6 +128,7 @@ RESHAPED = {"extra": extra_fields, "reordered": reordered, "sparse": without_nul
 #: the lists of /_sim/signals: lost now, at the next boot into installed firmware, at the next boot
 SIGNAL_LISTS = ("lost", "lost_after_upgrade", "lost_at_boot")
 
+
 class ApiError(Exception):
     """A refusal the device answers with its documented error body."""
 
