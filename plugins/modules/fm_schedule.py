@@ -210,7 +210,7 @@ SCHEDULE = dict(
 )
 
 ARGUMENT_SPEC = dict(
-    state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered"]),
+    state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered", "parsed", "rendered"]),
     all_tuners=dict(type="dict", options=SCHEDULE),
     config=dict(type="list", elements="dict", default=[], options=dict(tuner_id=dict(type="int", required=True), **SCHEDULE)),
 )
@@ -220,7 +220,7 @@ def main():
     module = DeviceModule(ARGUMENT_SPEC, fm_device)
     params = module.params
     module.run(lambda: reconcile_tuners(Schedules(module.client), params["config"], params["all_tuners"],
-                                        params["state"], module.check_mode))
+                                        module.working_state, module.check_mode))
 
 
 if __name__ == "__main__":

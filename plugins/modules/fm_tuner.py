@@ -270,7 +270,7 @@ TUNER = dict(
 )
 
 ARGUMENT_SPEC = dict(
-    state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered"]),
+    state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered", "parsed", "rendered"]),
     all_tuners=dict(type="dict", options=TUNER),
     config=dict(type="list", elements="dict", default=[], options=dict(tuner_id=dict(type="int", required=True), **TUNER)),
 )
@@ -279,7 +279,7 @@ ARGUMENT_SPEC = dict(
 def main():
     module = DeviceModule(ARGUMENT_SPEC, fm_device)
     params = module.params
-    module.run(lambda: reconcile_tuners(Tuners(module.client), params["config"], params["all_tuners"], params["state"],
+    module.run(lambda: reconcile_tuners(Tuners(module.client), params["config"], params["all_tuners"], module.working_state,
                                         module.check_mode))
 
 

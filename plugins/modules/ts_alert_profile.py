@@ -210,7 +210,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.module import
 from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import Profiles
 
 ARGUMENT_SPEC = dict(
-    state=dict(type="str", default="merged", choices=list(STATES)),
+    state=dict(type="str", default="merged", choices=list(STATES) + ["parsed", "rendered"]),
     config=dict(type="list", elements="dict", default=[], options=dict(
         name=dict(type="str", required=True),
         errors=dict(type="dict"),
@@ -224,7 +224,7 @@ def main():
     profiles = Profiles(module.client)
 
     def work():
-        result = reconcile(profiles, params["config"], params["state"], module.check_mode)
+        result = reconcile(profiles, params["config"], module.working_state, module.check_mode)
         return dict(result, profile_ids=profiles.ids(result))
 
     module.run(work)

@@ -168,7 +168,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.module import
 from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import Converters
 
 ARGUMENT_SPEC = dict(
-    state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered"]),
+    state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered", "parsed", "rendered"]),
     config=dict(type="list", elements="dict", default=[], options=dict(
         asi_port=dict(type="int", required=True),
         running=dict(type="bool"),
@@ -183,7 +183,7 @@ ARGUMENT_SPEC = dict(
 def main():
     module = DeviceModule(ARGUMENT_SPEC, ts_device)
     params = module.params
-    module.run(lambda: reconcile(Converters(module.client), params["config"], params["state"], module.check_mode))
+    module.run(lambda: reconcile(Converters(module.client), params["config"], module.working_state, module.check_mode))
 
 
 if __name__ == "__main__":

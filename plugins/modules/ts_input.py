@@ -350,7 +350,7 @@ SOURCES = dict(
 )
 
 ARGUMENT_SPEC = dict(
-    state=dict(type="str", default="merged", choices=list(STATES)),
+    state=dict(type="str", default="merged", choices=list(STATES) + ["parsed", "rendered"]),
     config=dict(type="list", elements="dict", default=[], options=dict(
         name=dict(type="str", required=True),
         source=dict(type="dict", options=SOURCES, mutually_exclusive=[list(SOURCES)],
@@ -369,8 +369,8 @@ ARGUMENT_SPEC = dict(
 def main():
     module = DeviceModule(ARGUMENT_SPEC, ts_device)
     params = module.params
-    inputs = Inputs(module.client, params["alert_profile_ids"])
-    module.run(lambda: reconcile(inputs, params["config"], params["state"], module.check_mode))
+    inputs = Inputs(module.client, None if module.offline else params["alert_profile_ids"])
+    module.run(lambda: reconcile(inputs, params["config"], module.working_state, module.check_mode))
 
 
 if __name__ == "__main__":

@@ -124,6 +124,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.module import
 from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import snmp
 
 ARGUMENT_SPEC = dict(
+    state=dict(type="str", default="merged", choices=["merged", "gathered", "parsed", "rendered"]),
     enabled=dict(type="bool"),
     listen_addresses=dict(type="list", elements="str"),
     trap_addresses=dict(type="list", elements="str"),
@@ -133,7 +134,7 @@ ARGUMENT_SPEC = dict(
 
 def main():
     module = DeviceModule(ARGUMENT_SPEC, ts_device)
-    module.run(lambda: snmp(module.client, module.params, module.check_mode))
+    module.run(lambda: snmp(module.client, module.params, module.check_mode, module.working_state))
 
 
 if __name__ == "__main__":
