@@ -26,6 +26,7 @@ author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
 extends_documentation_fragment:
   - broadcast.monitoring.connection
+  - broadcast.monitoring.offline
   - broadcast.monitoring.attributes
   - broadcast.monitoring.attributes.FM
 options:
@@ -36,8 +37,12 @@ options:
       - V(replaced) makes each listed tuner's schedule exactly as given; days you leave out are cleared and
         O(config[].active) is V(false) when left out. Tuners not listed are left alone.
       - V(gathered) reads the schedule of every tuner and returns them in RV(gathered). Nothing is written.
+      - V(parsed) returns in RV(parsed) the tuners' schedules that the backup in O(running_config) holds, in the shape O(config) takes,
+        as V(gathered) would have read it from the device when the backup was taken. No device is contacted.
+      - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
+        backup in O(running_config) to bring it to O(config). No device is contacted, nothing is written.
     type: str
-    choices: [merged, replaced, gathered]
+    choices: [merged, replaced, gathered, parsed, rendered]
     default: merged
   all_tuners:
     description:
@@ -137,7 +142,7 @@ EXAMPLES = r"""
 RETURN = r"""
 before:
   description: Every tuner's schedule before the module ran, in the shape of O(config).
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"tuner_id": 0, "active": true,
@@ -145,7 +150,7 @@ before:
                        "tuesday": [], "wednesday": [], "thursday": [], "friday": [], "saturday": [], "sunday": []}}]
 after:
   description: Every tuner's schedule after the module ran (in check mode, what it would be).
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
 gathered:
@@ -159,10 +164,26 @@ changes:
     - Each update carries C(differences), what differs field by field, with C(path) (nested keys joined by dots),
       C(current) and C(declared); lists are compared whole; secrets are hidden and the user-info of an address
       or URL is masked.
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"action": "update", "key": 2, "differences": [{"path": "active", "current": false, "declared": true}]}]
+parsed:
+  description:
+    - The tuners' schedules that the backup in O(running_config) holds, in the shape O(config) takes, read by the code that V(gathered) reads a device with.
+    - Given back to a device in the backup's state with V(merged), it changes nothing.
+  returned: when O(state=parsed)
+  type: list
+  elements: dict
+rendered:
+  description:
+    - The requests that V(merged) would send, in the order it sends them, to a device in the state of the backup in
+      O(running_config); each with C(method), C(path) and C(body) (V(null) for a request without one).
+    - Secrets are hidden (C(********)) and the user-info of an address or URL is masked, as in the module's other
+      results.
+  returned: when O(state=rendered)
+  type: list
+  elements: dict
 requests:
   description: HTTP requests this invocation sent, by kind.
   returned: success

@@ -18,6 +18,7 @@ author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
 extends_documentation_fragment:
   - broadcast.monitoring.connection
+  - broadcast.monitoring.offline
   - broadcast.monitoring.attributes
   - broadcast.monitoring.attributes.TS
 options:
@@ -37,8 +38,12 @@ options:
         RV(duplicates_removed). V(merged) and V(replaced) cannot tell the copies apart and fail, before any write,
         when a listed name is held twice; V(gathered) shows the copy with the lowest id and lists every copy in
         RV(duplicates). Duplicated names a state does not touch are left alone, with a warning.
+      - V(parsed) returns in RV(parsed) the inputs that the backup in O(running_config) holds, in the shape O(config) takes,
+        as V(gathered) would have read it from the device when the backup was taken. No device is contacted.
+      - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
+        backup in O(running_config) to bring it to O(config). No device is contacted, nothing is written.
     type: str
-    choices: [merged, replaced, overridden, deleted, gathered]
+    choices: [merged, replaced, overridden, deleted, gathered, parsed, rendered]
     default: merged
   config:
     description:
@@ -249,14 +254,14 @@ EXAMPLES = r"""
 RETURN = r"""
 before:
   description: The inputs before the module ran, in the shape of O(config).
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}},
             "alert_profile": "Default", "monitoring": "started"}]
 after:
   description: The inputs after the module ran (in check mode, what they would be).
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}},
@@ -273,7 +278,7 @@ changes:
     - Each update carries C(differences), what differs field by field, with C(path) (nested keys joined by dots),
       C(current) and C(declared); lists are compared whole; secrets are hidden and the user-info of an address
       or URL is masked.
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample:
@@ -296,6 +301,26 @@ duplicates_removed:
   type: list
   elements: dict
   sample: [{"name": "Mux 1", "id": 7}]
+parsed:
+  description:
+    - The inputs that the backup in O(running_config) holds, in the shape O(config) takes, read by the code that V(gathered) reads a device with.
+    - Given back to a device in the backup's state with V(merged), it changes nothing.
+  returned: when O(state=parsed)
+  type: list
+  elements: dict
+rendered:
+  description:
+    - The requests that V(merged) would send, in the order it sends them, to a device in the state of the backup in
+      O(running_config); each with C(method), C(path) and C(body) (V(null) for a request without one).
+    - An id the analyzer assigns itself (of an input, of an alert profile) is not part of a backup. Where a
+      request holds one, in its C(path) or in the C(input_id) and C(profile_id) fields of its C(body), it names
+      the object instead, as C({input:NAME}) or C({profile:NAME}). Send such a request with the id the device has
+      for that name at that moment (an object created by an earlier request of the list has one by then).
+    - Secrets are hidden (C(********)) and the user-info of an address or URL is masked, as in the module's other
+      results.
+  returned: when O(state=rendered)
+  type: list
+  elements: dict
 requests:
   description: HTTP requests this invocation sent, by kind.
   returned: success
