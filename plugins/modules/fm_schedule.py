@@ -37,8 +37,9 @@ options:
       - V(replaced) makes each listed tuner's schedule exactly as given; days you leave out are cleared and
         O(config[].active) is V(false) when left out. Tuners not listed are left alone.
       - V(gathered) reads the schedule of every tuner and returns them in RV(gathered). Nothing is written.
-      - V(parsed) returns in RV(parsed) the tuners' schedules that the backup in O(running_config) holds, in the shape O(config) takes,
-        as V(gathered) would have read it from the device when the backup was taken. No device is contacted.
+      - V(parsed) returns in RV(parsed) the tuners' schedules that the backup in O(running_config) holds, in the shape
+        O(config) takes, as V(gathered) would have read it from the device when the backup was taken. No device is
+        contacted.
       - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
         backup in O(running_config) to bring it to O(config). No device is contacted, nothing is written.
     type: str
@@ -137,6 +138,20 @@ EXAMPLES = r"""
     state: replaced
     config:
       - tuner_id: 7
+
+- name: The schedules a backup holds (no device is contacted)
+  broadcast.monitoring.fm_schedule:
+    state: parsed
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+
+- name: For review, the requests that would pause tuner 1 on Sunday nights on the monitor as backed up
+  broadcast.monitoring.fm_schedule:
+    state: rendered
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+    config:
+      - tuner_id: 1
+        events:
+          sunday: [{time: "23:00", state: sleep}]
 """
 
 RETURN = r"""
@@ -170,7 +185,8 @@ changes:
   sample: [{"action": "update", "key": 2, "differences": [{"path": "active", "current": false, "declared": true}]}]
 parsed:
   description:
-    - The tuners' schedules that the backup in O(running_config) holds, in the shape O(config) takes, read by the code that V(gathered) reads a device with.
+    - The tuners' schedules that the backup in O(running_config) holds, in the shape O(config) takes, read by the code
+      that V(gathered) reads a device with.
     - Given back to a device in the backup's state with V(merged), it changes nothing.
   returned: when O(state=parsed)
   type: list

@@ -34,8 +34,9 @@ options:
         values (RSSI threshold 20, interval 10, rssi min 20, snr min 10, every other bound disabled or at its
         maximum, margins 2 (multipath 5), RDS alerts off). Tuners not listed are left alone.
       - V(gathered) reads the thresholds of every tuner and returns them in RV(gathered). Nothing is written.
-      - V(parsed) returns in RV(parsed) the tuners' thresholds that the backup in O(running_config) holds, in the shape O(config) takes,
-        as V(gathered) would have read it from the device when the backup was taken. No device is contacted.
+      - V(parsed) returns in RV(parsed) the tuners' thresholds that the backup in O(running_config) holds, in the
+        shape O(config) takes, as V(gathered) would have read it from the device when the backup was taken. No device
+        is contacted.
       - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
         backup in O(running_config) to bring it to O(config). No device is contacted, nothing is written.
     type: str
@@ -176,6 +177,18 @@ EXAMPLES = r"""
     password: "{{ fm_user_password }}"
     state: gathered
   register: thresholds
+
+- name: The thresholds a backup holds (no device is contacted)
+  broadcast.monitoring.fm_thresholds:
+    state: parsed
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+
+- name: For review, the requests that would raise every tuner's SNR alarm on the monitor as backed up
+  broadcast.monitoring.fm_thresholds:
+    state: rendered
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+    all_tuners:
+      snr: {min: 15}
 """
 
 RETURN = r"""
@@ -214,7 +227,8 @@ changes:
   sample: [{"action": "update", "key": 3, "differences": [{"path": "snr.min", "current": 10, "declared": 15}]}]
 parsed:
   description:
-    - The tuners' thresholds that the backup in O(running_config) holds, in the shape O(config) takes, read by the code that V(gathered) reads a device with.
+    - The tuners' thresholds that the backup in O(running_config) holds, in the shape O(config) takes, read by the
+      code that V(gathered) reads a device with.
     - Given back to a device in the backup's state with V(merged), it changes nothing.
   returned: when O(state=parsed)
   type: list

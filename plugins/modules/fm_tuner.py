@@ -31,8 +31,8 @@ options:
         (name C(Tuner N), 87500 kHz, disabled, not muted, AGC on, channel filter 0, 50 µs, LNA gain 0,
         lock threshold 20, streaming off to C(udp://239.1.1.N:1234), mp3, 128 kbps). Tuners not listed are left alone.
       - V(gathered) reads the tuners and returns them in RV(gathered), in the shape O(config) takes. Nothing is written.
-      - V(parsed) returns in RV(parsed) the tuners that the backup in O(running_config) holds, in the shape O(config) takes,
-        as V(gathered) would have read it from the device when the backup was taken. No device is contacted.
+      - V(parsed) returns in RV(parsed) the tuners that the backup in O(running_config) holds, in the shape O(config)
+        takes, as V(gathered) would have read it from the device when the backup was taken. No device is contacted.
       - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
         backup in O(running_config) to bring it to O(config). No device is contacted, nothing is written.
     type: str
@@ -184,6 +184,19 @@ EXAMPLES = r"""
     state: replaced
     config:
       - tuner_id: 1
+
+- name: The tuners a backup holds (no device is contacted)
+  broadcast.monitoring.fm_tuner:
+    state: parsed
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+
+- name: For review, the requests that would retune tuner 0 of the monitor as backed up
+  broadcast.monitoring.fm_tuner:
+    state: rendered
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+    config:
+      - tuner_id: 0
+        frequency: 101000
 """
 
 RETURN = r"""
@@ -219,7 +232,8 @@ changes:
   sample: [{"action": "update", "key": 0, "differences": [{"path": "frequency", "current": 99900, "declared": 101100}]}]
 parsed:
   description:
-    - The tuners that the backup in O(running_config) holds, in the shape O(config) takes, read by the code that V(gathered) reads a device with.
+    - The tuners that the backup in O(running_config) holds, in the shape O(config) takes, read by the code that
+      V(gathered) reads a device with.
     - Given back to a device in the backup's state with V(merged), it changes nothing.
   returned: when O(state=parsed)
   type: list

@@ -42,8 +42,9 @@ options:
         as listed, else the lowest id) and V(deleted) deletes every copy, both listing the copies deleted in
         RV(duplicates_removed); V(merged) and V(replaced) fail before any write; V(gathered) lists every copy in
         RV(duplicates).
-      - V(parsed) returns in RV(parsed) the alert profiles that the backup in O(running_config) holds, in the shape O(config) takes,
-        as V(gathered) would have read it from the device when the backup was taken. No device is contacted.
+      - V(parsed) returns in RV(parsed) the alert profiles that the backup in O(running_config) holds, in the shape
+        O(config) takes, as V(gathered) would have read it from the device when the backup was taken. No device is
+        contacted.
       - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
         backup in O(running_config) to bring it to O(config). No device is contacted, nothing is written.
     type: str
@@ -122,6 +123,20 @@ EXAMPLES = r"""
     state: deleted
     config:
       - name: Contribution
+
+- name: The alert profiles a backup holds (no device is contacted)
+  broadcast.monitoring.ts_alert_profile:
+    state: parsed
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+
+- name: For review, the requests that would add this profile to the analyzer as backed up
+  broadcast.monitoring.ts_alert_profile:
+    state: rendered
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+    config:
+      - name: Night shift
+        errors:
+          ts_sync_loss: {alert_type: warning, snmp_trap: true}
 """
 
 RETURN = r"""
@@ -179,7 +194,8 @@ duplicates_removed:
   sample: [{"name": "Strict", "id": 7}]
 parsed:
   description:
-    - The alert profiles that the backup in O(running_config) holds, in the shape O(config) takes, read by the code that V(gathered) reads a device with.
+    - The alert profiles that the backup in O(running_config) holds, in the shape O(config) takes, read by the code
+      that V(gathered) reads a device with.
     - Given back to a device in the backup's state with V(merged), it changes nothing.
   returned: when O(state=parsed)
   type: list

@@ -30,8 +30,9 @@ options:
       - V(replaced) makes each listed converter exactly as given; an unset O(config[].running) means stopped.
         Converters not listed are left alone.
       - V(gathered) reads both converters and returns them in RV(gathered), in the shape O(config) takes.
-      - V(parsed) returns in RV(parsed) the converters that the backup in O(running_config) holds, in the shape O(config) takes,
-        as V(gathered) would have read it from the device when the backup was taken. No device is contacted.
+      - V(parsed) returns in RV(parsed) the converters that the backup in O(running_config) holds, in the shape
+        O(config) takes, as V(gathered) would have read it from the device when the backup was taken. No device is
+        contacted.
       - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
         backup in O(running_config) to bring it to O(config). No device is contacted, nothing is written.
     type: str
@@ -104,6 +105,19 @@ EXAMPLES = r"""
     password: "{{ ts_user_password }}"
     state: gathered
   register: converters
+
+- name: The converters a backup holds (no device is contacted)
+  broadcast.monitoring.ts_converter:
+    state: parsed
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+
+- name: For review, the requests that would stop ASI 1 on the analyzer as backed up
+  broadcast.monitoring.ts_converter:
+    state: rendered
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+    config:
+      - asi_port: 1
+        running: false
 """
 
 RETURN = r"""
@@ -137,7 +151,8 @@ changes:
   sample: [{"action": "update", "key": 1, "differences": [{"path": "enabled", "current": false, "declared": true}]}]
 parsed:
   description:
-    - The converters that the backup in O(running_config) holds, in the shape O(config) takes, read by the code that V(gathered) reads a device with.
+    - The converters that the backup in O(running_config) holds, in the shape O(config) takes, read by the code that
+      V(gathered) reads a device with.
     - Given back to a device in the backup's state with V(merged), it changes nothing.
   returned: when O(state=parsed)
   type: list

@@ -38,8 +38,8 @@ options:
         RV(duplicates_removed). V(merged) and V(replaced) cannot tell the copies apart and fail, before any write,
         when a listed name is held twice; V(gathered) shows the copy with the lowest id and lists every copy in
         RV(duplicates). Duplicated names a state does not touch are left alone, with a warning.
-      - V(parsed) returns in RV(parsed) the inputs that the backup in O(running_config) holds, in the shape O(config) takes,
-        as V(gathered) would have read it from the device when the backup was taken. No device is contacted.
+      - V(parsed) returns in RV(parsed) the inputs that the backup in O(running_config) holds, in the shape O(config)
+        takes, as V(gathered) would have read it from the device when the backup was taken. No device is contacted.
       - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
         backup in O(running_config) to bring it to O(config). No device is contacted, nothing is written.
     type: str
@@ -249,6 +249,20 @@ EXAMPLES = r"""
     state: deleted
     config:
       - name: ASI backup
+
+- name: The inputs a backup holds (no device is contacted)
+  broadcast.monitoring.ts_input:
+    state: parsed
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+
+- name: For review, the requests that would bring the analyzer from its backup to these inputs
+  broadcast.monitoring.ts_input:
+    state: rendered
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+    config:
+      - name: Mux 1
+        source:
+          multicast: {address: 239.1.1.1, port: 5002}
 """
 
 RETURN = r"""
@@ -303,7 +317,8 @@ duplicates_removed:
   sample: [{"name": "Mux 1", "id": 7}]
 parsed:
   description:
-    - The inputs that the backup in O(running_config) holds, in the shape O(config) takes, read by the code that V(gathered) reads a device with.
+    - The inputs that the backup in O(running_config) holds, in name order (a backup keeps them so), in the shape
+      O(config) takes, read by the code that V(gathered) reads a device with.
     - Given back to a device in the backup's state with V(merged), it changes nothing.
   returned: when O(state=parsed)
   type: list

@@ -30,8 +30,9 @@ options:
         value.
       - V(gathered) reads the settings and returns them in RV(gathered), in the shape of this module's options
         (O(enabled), O(listen_addresses), O(trap_addresses)). Nothing is written.
-      - V(parsed) returns in RV(parsed) the SNMP settings that the backup in O(running_config) holds, in the shape of this module's options (O(enabled), O(listen_addresses), O(trap_addresses)),
-        as V(gathered) would have read it from the device when the backup was taken. No device is contacted.
+      - V(parsed) returns in RV(parsed) the SNMP settings that the backup in O(running_config) holds, in the shape of
+        this module's options (O(enabled), O(listen_addresses), O(trap_addresses)), as V(gathered) would have read it
+        from the device when the backup was taken. No device is contacted.
       - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
         backup in O(running_config) for the options you give. No device is contacted, nothing is written.
     type: str
@@ -98,6 +99,17 @@ EXAMPLES = r"""
     lists: replace
     listen_addresses: [0.0.0.0]
     trap_addresses: ["10.0.0.100:162"]
+
+- name: The SNMP settings a backup holds (no device is contacted)
+  broadcast.monitoring.ts_snmp:
+    state: parsed
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+
+- name: For review, the request that would add a trap collector to the analyzer as backed up
+  broadcast.monitoring.ts_snmp:
+    state: rendered
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+    trap_addresses: ["10.0.0.102:162"]
 """
 
 RETURN = r"""
@@ -133,7 +145,8 @@ gathered:
   sample: {"enabled": true, "listen_addresses": ["10.0.0.50"], "trap_addresses": ["10.0.0.100:162"]}
 parsed:
   description:
-    - The SNMP settings that the backup in O(running_config) holds, in the shape of this module's options (O(enabled), O(listen_addresses), O(trap_addresses)), read by the code that V(gathered) reads a device with.
+    - The SNMP settings that the backup in O(running_config) holds, in the shape of this module's options (O(enabled),
+      O(listen_addresses), O(trap_addresses)), read by the code that V(gathered) reads a device with.
     - Given back to a device in the backup's state with V(merged), it changes nothing.
   returned: when O(state=parsed)
   type: dict

@@ -16,7 +16,7 @@ import re
 import pytest
 import requests
 
-from .conftest import connection
+from .conftest import connection, module_examples
 from .test_backup import Http, configure_fm, configure_ts
 from .test_fm_tuner import seed_stations
 
@@ -134,16 +134,40 @@ def replay(device, rendered):
         assert response.status_code == 200, (request, response.text)
 
 
-def module_options(module, parsed):
-    """``parsed`` as the module takes it back: ts_snmp's options, the others' config."""
+def path_on(device, path):
+    """A rendered path with each ``{kind:name}`` as the id ``device`` has for that name."""
+    api = Http(device)
+
+    def lookup(match):
+        listed = api.get("/inputs" if match.group(1) == "input" else "/profiles")
+        return str(next(item["id"] for item in listed if item["name"] == match.group(2)))
+    return PLACEHOLDER.sub(lookup, path)
+
+
+def module_options(module, parsed, doc):
+    """``parsed`` as the module takes it back: ts_snmp's options, the others' config. A tuner
+    whose schedule is active gets its operating state from the schedule: fm_tuner refuses to be
+    given it (as with gathered; onboarding leaves it out the same way)."""
     if module == "ts_snmp":
         return dict(parsed, lists="replace")
+    if module == "fm_tuner":
+        scheduled = {t["tuner_id"] for t in doc["raw"]["tuners"] if t["schedule"]["active"]}
+        parsed = [{k: v for k, v in t.items() if not (k == "operating_state" and t["tuner_id"] in scheduled)}
+                  for t in parsed]
     return {"config": parsed}
 
 
-@pytest.mark.parametrize("module", TS + FM)
-def test_parsed_is_gathered_and_rendered_replays_as_the_module_writes(play, sim, tmp_path, module):
-    kind = "ts" if module in TS else "fm"
+def by_key(objects):
+    """A list of objects keyed by name (or tuner_id, asi_port), in no order: its order means nothing."""
+    if not isinstance(objects, list):
+        return objects
+    key = next(k for k in ("name", "tuner_id", "asi_port") if k in objects[0])
+    return {obj[key]: obj for obj in objects}
+
+
+@pytest.mark.parametrize("kind", ["ts", "fm"])
+def test_parsed_is_gathered_and_rendered_replays_as_the_module_writes(play, sim, tmp_path, kind):
+    modules = TS if kind == "ts" else FM
     first, second = configured(sim, "%s-001" % kind), fresh(sim, "%s-002" % kind)
     saved = tmp_path / "backup.json"
     doc = backup(play, first, saved)
@@ -152,41 +176,58 @@ def test_parsed_is_gathered_and_rendered_replays_as_the_module_writes(play, sim,
 
     # parsed: the backup's content (the file as read, and the loaded document) gives what gathered reads live
     sim.call(first.requests.clear)
-    out = play.run([task(module, state="parsed", running_config="{{ lookup('ansible.builtin.file', '%s') }}" % saved),
-                    task(module, state="parsed", running_config=doc)], first.name)
+    text = "{{ lookup('ansible.builtin.file', '%s') }}" % saved
+    out = play.run([step for module in modules for step in (task(module, state="parsed", running_config=text),
+                                                             task(module, state="parsed", running_config=doc))],
+                   first.name)
     assert sim.call(first.counters)["total"] == 0
-    parsed = ok(out[0])["parsed"]
-    assert ok(out[1])["parsed"] == parsed
-    assert parsed == ok(play.run([online(module, first, state="gathered")], first.name)[0])["gathered"]
-    assert out[0]["changed"] is False and out[0]["requests"] == {"login": 0, "read": 0, "write": 0}
+    parsed = {}
+    for index, module in enumerate(modules):
+        parsed[module] = ok(out[2 * index])["parsed"]
+        assert ok(out[2 * index + 1])["parsed"] == parsed[module], module
+        assert out[2 * index]["changed"] is False and out[2 * index]["requests"] == {"login": 0, "read": 0, "write": 0}
+    out = play.run([online(module, first, state="gathered") for module in modules], first.name)
+    for index, module in enumerate(modules):
+        assert by_key(parsed[module]) == by_key(ok(out[index])["gathered"]), module
     # ... and fed back with the module's normal state, it changes nothing
-    back = ok(play.run([online(module, first, **module_options(module, parsed))], first.name)[0])
-    assert back["changed"] is False, back
+    out = play.run([online(module, first, **module_options(module, parsed[module], doc)) for module in modules],
+                   first.name)
+    for index, module in enumerate(modules):
+        assert ok(out[index])["changed"] is False, (module, out[index])
     assert sim.call(first.writes) == []
 
-    # rendered: the requests the module sends to a device in the backup's state
-    rendered = ok(play.run([task(module, state="rendered", running_config=doc, **CHANGES[module])], first.name)[0])
-    assert rendered["changed"] is False and rendered["rendered"], rendered
-    assert all(set(r) == {"method", "path", "body"} for r in rendered["rendered"])
+    # rendered: the requests each module sends to a device in the backup's state
+    out = play.run([task(module, state="rendered", running_config=doc, **CHANGES[module]) for module in modules],
+                   first.name)
+    rendered = []
+    for index, module in enumerate(modules):
+        assert ok(out[index])["changed"] is False and out[index]["rendered"], (module, out[index])
+        assert all(set(r) == {"method", "path", "body"} for r in out[index]["rendered"])
+        rendered += out[index]["rendered"]
     assert sim.call(first.writes) == []
-    written = ok(play.run([online(module, first, **CHANGES[module])], first.name)[0])
-    assert written["changed"] is True
-    assert len(sim.call(first.writes)) == len(rendered["rendered"]), (sim.call(first.writes), rendered["rendered"])
-    replay(second, rendered["rendered"])
-    assert configuration(backup(play, second, tmp_path / "replayed.json")) == configuration(
-        backup(play, first, tmp_path / "written.json"))
-    assert configuration(backup(play, first, tmp_path / "written.json")) != configuration(doc)
+    out = play.run([online(module, first, **CHANGES[module]) for module in modules], first.name)
+    assert all(ok(result)["changed"] for result in out.results)
+    sent = [(w["method"], w["path"]) for w in sim.call(first.writes)]
+    assert sent == [(r["method"], path_on(first, r["path"])) for r in rendered], (sent, rendered)
+    replay(second, rendered)
+    written = configuration(backup(play, first, tmp_path / "written.json"))
+    assert configuration(backup(play, second, tmp_path / "replayed.json")) == written
+    assert written != configuration(doc)
 
 
 def test_rendered_names_ids_and_hides_secrets(play, sim, tmp_path):
     """Ids the analyzer assigns are named ({input:NAME}, {profile:NAME}); a secret the device holds
     in a field the collection does not know is sent back by an update, and shown hidden."""
     device = fresh(sim, "ts-001")
-    api = Http(device)
-    strict = api.post("/profiles", {"name": "Strict", "entries": []})
-    api.post("/inputs", {"name": "SRT feed", "password": "S3cret-srt", "config": {"eth": {"stream_protocol": 0,
-             "unicast": {"listen_address": "0.0.0.0", "listen_port": 7000}}}, "alerts_config": {"profile_id": 1}})
-    doc = backup(play, device, tmp_path / "backup.json")
+    sim.call(lambda: setattr(device, "unknown_fields", "keep"))  # a firmware with fields of its own
+    try:
+        api = Http(device)
+        strict = api.post("/profiles", {"name": "Strict", "entries": []})
+        api.post("/inputs", {"name": "SRT feed", "password": "S3cret-srt", "config": {"eth": {"stream_protocol": 0,
+                 "unicast": {"listen_address": "0.0.0.0", "listen_port": 7000}}}, "alerts_config": {"profile_id": 1}})
+        doc = backup(play, device, tmp_path / "backup.json")
+    finally:
+        sim.call(lambda: setattr(device, "unknown_fields", "refuse"))
     assert "S3cret-srt" in json.dumps(doc)  # the device's own field, kept as the device answers it
     change = [{"name": "SRT feed", "source": {"unicast": {"port": 7001}}, "alert_profile": "Strict"}]
     out = ok(play.run([task("ts_input", state="rendered", running_config=doc, config=change)], device.name)[0])
@@ -247,3 +288,21 @@ def test_bad_running_config_is_named(play, sim, tmp_path):
     assert "running_config" in messages[5] and "parsed" in messages[5], messages[5]
     assert "running_config: only with state=parsed or state=rendered" in messages[6], messages[6]
     assert "config[0].name" in messages[7], messages[7]
+
+
+@pytest.mark.parametrize("kind", ["ts", "fm"])
+def test_documented_examples_run_as_written(play, sim, tmp_path, kind):
+    """The parsed and rendered examples of every resource module, with the backup where they
+    look for it (backups/<inventory_hostname>.json beside the playbook)."""
+    device = configured(sim, "%s-001" % kind)
+    (tmp_path / "backups").mkdir()
+    backup(play, device, tmp_path / "backups" / ("%s.json" % device.name))
+    sim.call(device.requests.clear)
+    names = [name for name in TS + FM if name.startswith(kind)]
+    examples = [example for name in names for example in module_examples(name, offline=True)]
+    assert len(examples) == 2 * len(names)
+    out = play.run(examples, device.name)
+    for example, result in zip(examples, out.results):
+        state = next(args for key, args in example.items() if key.startswith("broadcast."))["state"]
+        assert ok(result)[state], (example["name"], result)
+    assert sim.call(device.counters)["total"] == 0
