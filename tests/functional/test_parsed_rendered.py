@@ -177,9 +177,10 @@ def test_parsed_is_gathered_and_rendered_replays_as_the_module_writes(play, sim,
     # parsed: the backup's content (the file as read, and the loaded document) gives what gathered reads live
     sim.call(first.requests.clear)
     text = "{{ lookup('ansible.builtin.file', '%s') }}" % saved
-    out = play.run([step for module in modules for step in (task(module, state="parsed", running_config=text),
-                                                             task(module, state="parsed", running_config=doc))],
-                   first.name)
+    steps = []
+    for module in modules:
+        steps += [task(module, state="parsed", running_config=text), task(module, state="parsed", running_config=doc)]
+    out = play.run(steps, first.name)
     assert sim.call(first.counters)["total"] == 0
     parsed = {}
     for index, module in enumerate(modules):
