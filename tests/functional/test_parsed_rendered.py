@@ -269,6 +269,8 @@ def test_bad_running_config_is_named(play, sim, tmp_path):
     ts_doc = backup(play, ts, tmp_path / "ts.json")
     fm_doc = backup(play, fm, tmp_path / "fm.json")
     format_1 = {"format": "broadcast.monitoring.backup/1", "device_type": "ts_analyzer", "config": {}}
+    for device in (ts, fm):
+        sim.call(device.requests.clear)
     out = play.run([
         task("ts_input", state="parsed", running_config="hello: [not a backup"),
         task("ts_input", state="parsed", running_config={"some": "dict"}),
@@ -278,6 +280,7 @@ def test_bad_running_config_is_named(play, sim, tmp_path):
         task("ts_converter", state="parsed"),
         online("ts_snmp", ts, enabled=True, running_config=ts_doc),
         task("ts_input", state="rendered", running_config=ts_doc, config=[{"name": "x" * 70, "source": {"asi": {"port": 1}}}]),
+        task("ts_snmp", enabled=True, password="admin"),
     ], ts.name)
     messages = [result.get("msg", "") for result in out.results]
     assert all(result.get("failed") for result in out.results), messages
@@ -289,6 +292,8 @@ def test_bad_running_config_is_named(play, sim, tmp_path):
     assert "running_config" in messages[5] and "parsed" in messages[5], messages[5]
     assert "running_config: only with state=parsed or state=rendered" in messages[6], messages[6]
     assert "config[0].name" in messages[7], messages[7]
+    assert "host: required" in messages[8], messages[8]  # every state that contacts a device needs it
+    assert sim.call(ts.counters)["total"] == 0 and sim.call(fm.counters)["total"] == 0
 
 
 @pytest.mark.parametrize("kind", ["ts", "fm"])
