@@ -193,6 +193,7 @@ options:
         the device has since given to another profile would assign that profile.
       - In check mode, M(broadcast.monitoring.ts_alert_profile) gives a profile it would create with id V(null), and
         inputs may then name it (in check mode only; a real run refuses a V(null) id before any request).
+      - Not used with O(state=parsed) and O(state=rendered), which take the profiles from O(running_config).
     type: dict
 notes:
   - One invocation costs one login, two reads (inputs and profiles; one, the inputs, when
