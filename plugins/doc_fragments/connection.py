@@ -27,8 +27,9 @@ options:
     description:
       - Management address or hostname of the device.
       - Falls back to the environment variable E(BROADCAST_MONITORING_HOST).
+      - Required, except with O(ignore:state=parsed) and O(ignore:state=rendered) of the resource modules, which
+        contact no device and take no connection option.
     type: str
-    required: true
   port:
     description:
       - TCP port of the device's HTTP interface. Defaults to the protocol's port (80 or 443).

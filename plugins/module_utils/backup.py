@@ -545,3 +545,59 @@ def _restore_fm_tuners(client, tuners, check_mode, sections):
     sections.run("tuners", lambda: reconcile_tuners(Tuners(client), settings, None, "merged", check_mode))
     sections.run("thresholds", lambda: reconcile_tuners(Thresholds(client), thresholds, None, "merged", check_mode))
     sections.run("schedules", lambda: reconcile_tuners(Schedules(client), schedules, None, "merged", check_mode))
+
+
+# -- a backup as the device's answers (state=parsed and state=rendered, offline.py) --------------
+def check_document(doc, device, where):
+    """``doc`` (already loaded) checked to be a format-2 backup of ``device``'s type; InputError
+    naming ``where`` otherwise. Format 1 holds the module shapes only, not the device's answers."""
+    if not isinstance(doc, dict) or doc.get("format") not in FORMATS:
+        raise InputError(["%s: not a backup document of this collection (format %s expected, the content of a"
+                          " device_backup file)" % (where, " or ".join(FORMATS))])
+    if doc.get("device_type") != device.KIND:
+        raise InputError(["%s: a backup of a %s, but this module manages a %s" % (
+            where, doc.get("device_type"), device.KIND)])
+    if doc["format"] != FORMAT or not isinstance(doc.get("raw"), dict):
+        raise InputError(["%s: a backup of format %s does not hold the device's own answers; take a new backup"
+                          " with device_backup (format %s)" % (where, doc["format"], FORMAT)])
+    return doc
+
+
+def offline_answers(doc):
+    """``(answers, names)`` of a format-2 backup: ``answers`` maps the path of each GET the
+    resource modules read to what the device answered when the backup was taken, rebuilt from
+    the stored raw answers; ``names`` maps ``(kind, id)`` to the object's name for the ids the
+    device assigns itself (analyzer inputs and profiles), which a backup does not keep: they
+    are numbered here as the device lists them, and a rendered request names the object
+    instead (offline.py)."""
+    raw = doc["raw"]
+    if doc["device_type"] == ts_device.KIND:
+        return _ts_answers(raw)
+    stations = list((raw.get("conf") or {}).get("stations") or [])
+    tuners = [dict(t, station_id=fm_device.station_at(stations, t.get("frequency"))) for t in raw.get("tuners") or []]
+    return {fm_device.TUNERS: tuners, fm_device.STATIONS: stations,
+            # not in a backup: the document's list of stream bitrates
+            fm_device.VALID_BITRATES: {"bitrates": list(fm_device.BITRATES)}}, {}
+
+
+def _ts_answers(raw):
+    names, ids = {}, {}
+    profiles = []
+    # listed in id order, the factory profile first: numbered from the factory profile's id
+    for number, profile in enumerate(raw.get("profiles") or [], start=ts_device.FACTORY_PROFILE_ID):
+        profiles.append(dict(profile, id=number))
+        names[("profile", number)] = profile["name"]
+        ids[profile["name"]] = number
+    inputs = []
+    for number, element in enumerate(raw.get("inputs") or [], start=1):
+        alerts = dict(element.get("alerts_config") or {})
+        named = alerts.get("profile_id")
+        if named in ids:
+            alerts["profile_id"] = ids[named]
+        elif isinstance(named, str) and named.startswith("#") and named[1:].isdigit():
+            alerts["profile_id"] = int(named[1:])  # a profile the device did not list
+        inputs.append(dict(element, id=number, alerts_config=alerts))
+        names[("input", number)] = element["name"]
+    answers = {ts_device.PROFILES: profiles, ts_device.INPUTS: inputs,
+               ts_device.SNMP_SETTINGS: raw.get("snmp") or {}, ts_device.CONVERTERS: raw.get("converters") or []}
+    return answers, names

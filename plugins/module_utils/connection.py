@@ -32,7 +32,8 @@ def _env(name):
 
 
 CONNECTION_SPEC = dict(
-    host=dict(type="str", required=True, fallback=_env("HOST")),
+    # required, except by state=parsed and state=rendered, which contact no device (check_connection)
+    host=dict(type="str", fallback=_env("HOST")),
     port=dict(type="int", fallback=_env("PORT")),
     protocol=dict(type="str", default="http", choices=["http", "https"], fallback=_env("PROTOCOL")),
     validate_certs=dict(type="bool", default=True, fallback=_env("VALIDATE_CERTS")),
@@ -59,6 +60,9 @@ DEVICE_TYPE_SPEC = dict(
 def check_connection(params):
     """Problems with the connection options that the argument spec cannot express."""
     problems = []
+    if params.get("host") is None:
+        problems.append("host: required: give the device's address or hostname, or set the environment variable "
+                        + ENV + "HOST")
     if not params.get("password") and not params.get("token"):
         problems.append(NO_PASSWORD)
     if params.get("port") is not None and not 1 <= params["port"] <= 65535:
@@ -70,7 +74,7 @@ def check_connection(params):
     ca_path = params.get("ca_path")
     if ca_path and not os.path.exists(ca_path):
         problems.append("ca_path: no such file or directory: %s" % ca_path)
-    problem = host_problem(params["host"].strip())
+    problem = host_problem(params["host"].strip()) if params.get("host") is not None else None
     if problem:
         problems.append("host: %s, got %s" % (problem, quoted(params["host"])))
     return problems

@@ -145,6 +145,12 @@ def _shown(name, value):
     return masked(value)
 
 
+def shown(value):
+    """``value`` (a request body, any nesting) fit for a result: the value of each secret field
+    hidden, the user-info of an address or URL masked."""
+    return _shown("", value)
+
+
 def differences(before, after, path=()):
     """``[{path, current, declared}]``: the fields where ``after`` (declared) differs from
     ``before`` (current; None for an object to create), dicts compared key by key (the path

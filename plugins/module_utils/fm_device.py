@@ -334,6 +334,19 @@ def bitrates_from_device(raw):
     return raw.get("bitrates")
 
 
+def station_at(stations, frequency):
+    """The ``station_id`` a tuner at ``frequency`` reports: the first stored station of that
+    frequency, or None (a tuner's station follows its frequency and the station list)."""
+    found = [s["station_id"] for s in stations if s.get("frequency") == frequency]
+    return found[0] if found else None
+
+
+#: ids the monitor assigns itself, which a rendered request (offline.py) names instead:
+#: none (tuner ids are fixed indexes; station ids are kept by a backup and restored)
+ASSIGNED_IDS = {}
+ID_FIELDS = {}
+
+
 def tuner_count(status):
     """How many tuners ``GET /status`` says the device has (None when it does not say)."""
     return status.get("tuners")

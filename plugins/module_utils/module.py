@@ -12,6 +12,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.validation import check_type_dict
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import client as client_mod
+from ansible_collections.broadcast.monitoring.plugins.module_utils import offline
 from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import (
     CONNECTION_SPEC,
     DEVICE_TYPE_SPEC,
@@ -56,6 +57,11 @@ class DeviceModule(AnsibleModule):
         if device is None:
             spec.update(DEVICE_TYPE_SPEC)
         spec.update(argument_spec)
+        offline_states = [s for s in offline.STATES if s in (argument_spec.get("state") or {}).get("choices", ())]
+        if offline_states:  # a resource module: parsed and rendered read a backup, not the device
+            spec.update(offline.SPEC)
+            kwargs["required_if"] = list(kwargs.get("required_if") or []) + [
+                ("state", state, [offline.OPTION]) for state in offline_states]
         kwargs.setdefault("supports_check_mode", True)
         super().__init__(
             argument_spec=spec,
@@ -66,11 +72,36 @@ class DeviceModule(AnsibleModule):
             self.fail_json(msg="; ".join("%s: must be a dictionary (a YAML mapping)%s, got a string" % (
                 name, " or a list of them" if self.argument_spec[name]["type"] == "list" else "")
                 for name in self._not_dicts))
+        #: parsed or rendered: the module reads a backup and contacts no device (offline.py)
+        self.offline = self.params.get("state") if self.params.get("state") in offline.STATES else None
+        if self.offline:
+            self.device = device
+            self.client = self._recorder()
+            return
         problems = check_connection(self.params) + seconds_problems(argument_spec, self.params)
+        if self.params.get(offline.OPTION) is not None:
+            problems.append("%s: only with state=parsed or state=rendered (got state=%s)" % (
+                offline.OPTION, self.params.get("state")))
         if problems:
             self.fail_json(msg="; ".join(problems))
         self.device = device or self._device_type()
         self.client = client_from_params(self.params, self.device)
+
+    @property
+    def working_state(self):
+        """The state the module's own code runs: parsed reads as gathered does, rendered plans
+        and writes as merged does (into the recorder); any other state is itself."""
+        return offline.WORKING_STATE.get(self.params.get("state"), self.params.get("state"))
+
+    def _recorder(self):
+        """The client stand-in of parsed and rendered: no connection option is needed or used,
+        and the writes of rendered are recorded, so check mode does not hold them back."""
+        try:
+            doc = offline.load(self.params[offline.OPTION], self.device)
+        except InputError as err:
+            self.fail_json(msg="invalid parameters: %s" % "; ".join(err.problems), problems=err.problems)
+        self.check_mode = False
+        return offline.Recorder(doc, self.device, self.params["role"])
 
     def _load_params(self):
         """The raw parameters, minus strings given where dictionaries are wanted: ansible-core
@@ -135,6 +166,10 @@ class DeviceModule(AnsibleModule):
             self.fail_json(msg="unexpected %s: %s" % (type(err).__name__, err), exception=traceback.format_exc())
         for warning in result.pop("warnings", None) or []:
             self.warn(warning)
+        if self.offline == "parsed":
+            result = {"changed": False, "parsed": result["gathered"]}
+        elif self.offline == "rendered":
+            result = {"changed": False, "rendered": self.client.rendered()}
         result["requests"] = dict(self.client.counts)
         if not self._diff:
             result.pop("diff", None)

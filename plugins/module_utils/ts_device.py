@@ -162,6 +162,13 @@ def profile_ids(profiles):
     return {p["name"]: p["id"] for p in profiles}
 
 
+#: ids the analyzer assigns itself (a backup does not keep them): the list a create is posted
+#: to, with the kind of object, and the body fields holding such an id. A rendered request
+#: (state=rendered, offline.py) names the object there instead: ``{input:NAME}``.
+ASSIGNED_IDS = {INPUTS: "input", PROFILES: "profile"}
+ID_FIELDS = {"input_id": "input", "profile_id": "profile"}
+
+
 # -- analyzer side: inputs' SCTE-35 and thumbnails, alert profiles, SNMP, converter, SD
 # card, statistics and what ts_info reads (owned by the analyzer modules) ----------------
 

@@ -408,11 +408,11 @@ def _address_order(address):
     return tuple(int(part) for part in host.split(".")) + ((int(port),) if colon else ())
 
 
-def snmp(client, params, check_mode):
+def snmp(client, params, check_mode, state="merged"):
     """Reconcile the SNMP settings; ``params['lists']`` says how the given lists meet the
     device's (add, remove or replace). One read, and when something differs one write and
     one read back (engine.reconcile_read_back: a concurrent writer must not make an
-    address vanish unseen)."""
+    address vanish unseen). ``state=gathered`` reads only."""
     given = check_snmp(params)
 
     def read():
@@ -436,4 +436,6 @@ def snmp(client, params, check_mode):
     def write(after):
         client.post(dev.SNMP_SETTINGS, after)
 
+    if state == "gathered":
+        return {"changed": False, "gathered": read()}
     return reconcile_read_back(read, desired_from, write, check_mode, atomic=dev.SNMP_LISTS, normalise=_snmp_normalise)

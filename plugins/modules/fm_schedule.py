@@ -26,6 +26,7 @@ author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
 extends_documentation_fragment:
   - broadcast.monitoring.connection
+  - broadcast.monitoring.offline
   - broadcast.monitoring.attributes
   - broadcast.monitoring.attributes.FM
 options:
@@ -36,8 +37,13 @@ options:
       - V(replaced) makes each listed tuner's schedule exactly as given; days you leave out are cleared and
         O(config[].active) is V(false) when left out. Tuners not listed are left alone.
       - V(gathered) reads the schedule of every tuner and returns them in RV(gathered). Nothing is written.
+      - V(parsed) returns in RV(parsed) the tuners' schedules that the backup in O(running_config) holds, in the shape
+        O(config) takes, as V(gathered) would have read it from the device when the backup was taken. No device is
+        contacted.
+      - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
+        backup in O(running_config) to bring it to O(config). No device is contacted, nothing is written.
     type: str
-    choices: [merged, replaced, gathered]
+    choices: [merged, replaced, gathered, parsed, rendered]
     default: merged
   all_tuners:
     description:
@@ -132,12 +138,26 @@ EXAMPLES = r"""
     state: replaced
     config:
       - tuner_id: 7
+
+- name: The schedules a backup holds (no device is contacted)
+  broadcast.monitoring.fm_schedule:
+    state: parsed
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+
+- name: For review, the requests that would pause tuner 1 on Sunday nights on the monitor as backed up
+  broadcast.monitoring.fm_schedule:
+    state: rendered
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+    config:
+      - tuner_id: 1
+        events:
+          sunday: [{time: "23:00", state: sleep}]
 """
 
 RETURN = r"""
 before:
   description: Every tuner's schedule before the module ran, in the shape of O(config).
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"tuner_id": 0, "active": true,
@@ -145,7 +165,7 @@ before:
                        "tuesday": [], "wednesday": [], "thursday": [], "friday": [], "saturday": [], "sunday": []}}]
 after:
   description: Every tuner's schedule after the module ran (in check mode, what it would be).
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
 gathered:
@@ -159,10 +179,27 @@ changes:
     - Each update carries C(differences), what differs field by field, with C(path) (nested keys joined by dots),
       C(current) and C(declared); lists are compared whole; secrets are hidden and the user-info of an address
       or URL is masked.
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"action": "update", "key": 2, "differences": [{"path": "active", "current": false, "declared": true}]}]
+parsed:
+  description:
+    - The tuners' schedules that the backup in O(running_config) holds, in the shape O(config) takes, read by the code
+      that V(gathered) reads a device with.
+    - Given back to a device in the backup's state with V(merged), it changes nothing.
+  returned: when O(state=parsed)
+  type: list
+  elements: dict
+rendered:
+  description:
+    - The requests that V(merged) would send, in the order it sends them, to a device in the state of the backup in
+      O(running_config); each with C(method), C(path) and C(body) (V(null) for a request without one).
+    - Secrets are hidden (C(********)) and the user-info of an address or URL is masked, as in the module's other
+      results.
+  returned: when O(state=rendered)
+  type: list
+  elements: dict
 requests:
   description: HTTP requests this invocation sent, by kind.
   returned: success
@@ -210,7 +247,7 @@ SCHEDULE = dict(
 )
 
 ARGUMENT_SPEC = dict(
-    state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered"]),
+    state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered", "parsed", "rendered"]),
     all_tuners=dict(type="dict", options=SCHEDULE),
     config=dict(type="list", elements="dict", default=[], options=dict(tuner_id=dict(type="int", required=True), **SCHEDULE)),
 )
@@ -220,7 +257,7 @@ def main():
     module = DeviceModule(ARGUMENT_SPEC, fm_device)
     params = module.params
     module.run(lambda: reconcile_tuners(Schedules(module.client), params["config"], params["all_tuners"],
-                                        params["state"], module.check_mode))
+                                        module.working_state, module.check_mode))
 
 
 if __name__ == "__main__":

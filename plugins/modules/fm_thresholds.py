@@ -23,6 +23,7 @@ author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
 extends_documentation_fragment:
   - broadcast.monitoring.connection
+  - broadcast.monitoring.offline
   - broadcast.monitoring.attributes
   - broadcast.monitoring.attributes.FM
 options:
@@ -33,8 +34,13 @@ options:
         values (RSSI threshold 20, interval 10, rssi min 20, snr min 10, every other bound disabled or at its
         maximum, margins 2 (multipath 5), RDS alerts off). Tuners not listed are left alone.
       - V(gathered) reads the thresholds of every tuner and returns them in RV(gathered). Nothing is written.
+      - V(parsed) returns in RV(parsed) the tuners' thresholds that the backup in O(running_config) holds, in the
+        shape O(config) takes, as V(gathered) would have read it from the device when the backup was taken. No device
+        is contacted.
+      - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
+        backup in O(running_config) to bring it to O(config). No device is contacted, nothing is written.
     type: str
-    choices: [merged, replaced, gathered]
+    choices: [merged, replaced, gathered, parsed, rendered]
     default: merged
   all_tuners:
     description:
@@ -171,12 +177,24 @@ EXAMPLES = r"""
     password: "{{ fm_user_password }}"
     state: gathered
   register: thresholds
+
+- name: The thresholds a backup holds (no device is contacted)
+  broadcast.monitoring.fm_thresholds:
+    state: parsed
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+
+- name: For review, the requests that would raise every tuner's SNR alarm on the monitor as backed up
+  broadcast.monitoring.fm_thresholds:
+    state: rendered
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+    all_tuners:
+      snr: {min: 15}
 """
 
 RETURN = r"""
 before:
   description: Every tuner's thresholds before the module ran, in the shape of O(config).
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"tuner_id": 0, "rssi_threshold": 20, "rssi_interval": 10,
@@ -189,7 +207,7 @@ before:
                     "group_lost": false, "sync_lost": false, "margin": 2}}]
 after:
   description: Every tuner's thresholds after the module ran (in check mode, what they would be).
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
 gathered:
@@ -203,10 +221,27 @@ changes:
     - Each update carries C(differences), what differs field by field, with C(path) (nested keys joined by dots),
       C(current) and C(declared); lists are compared whole; secrets are hidden and the user-info of an address
       or URL is masked.
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"action": "update", "key": 3, "differences": [{"path": "snr.min", "current": 10, "declared": 15}]}]
+parsed:
+  description:
+    - The tuners' thresholds that the backup in O(running_config) holds, in the shape O(config) takes, read by the
+      code that V(gathered) reads a device with.
+    - Given back to a device in the backup's state with V(merged), it changes nothing.
+  returned: when O(state=parsed)
+  type: list
+  elements: dict
+rendered:
+  description:
+    - The requests that V(merged) would send, in the order it sends them, to a device in the state of the backup in
+      O(running_config); each with C(method), C(path) and C(body) (V(null) for a request without one).
+    - Secrets are hidden (C(********)) and the user-info of an address or URL is masked, as in the module's other
+      results.
+  returned: when O(state=rendered)
+  type: list
+  elements: dict
 requests:
   description: HTTP requests this invocation sent, by kind.
   returned: success
@@ -259,7 +294,7 @@ THRESHOLDS = dict(
 )
 
 ARGUMENT_SPEC = dict(
-    state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered"]),
+    state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered", "parsed", "rendered"]),
     all_tuners=dict(type="dict", options=THRESHOLDS),
     config=dict(type="list", elements="dict", default=[],
                 options=dict(tuner_id=dict(type="int", required=True), **THRESHOLDS)),
@@ -270,7 +305,7 @@ def main():
     module = DeviceModule(ARGUMENT_SPEC, fm_device)
     params = module.params
     module.run(lambda: reconcile_tuners(Thresholds(module.client), params["config"], params["all_tuners"],
-                                        params["state"], module.check_mode))
+                                        module.working_state, module.check_mode))
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
 extends_documentation_fragment:
   - broadcast.monitoring.connection
+  - broadcast.monitoring.offline
   - broadcast.monitoring.attributes
   - broadcast.monitoring.attributes.FM
 options:
@@ -30,8 +31,12 @@ options:
         (name C(Tuner N), 87500 kHz, disabled, not muted, AGC on, channel filter 0, 50 µs, LNA gain 0,
         lock threshold 20, streaming off to C(udp://239.1.1.N:1234), mp3, 128 kbps). Tuners not listed are left alone.
       - V(gathered) reads the tuners and returns them in RV(gathered), in the shape O(config) takes. Nothing is written.
+      - V(parsed) returns in RV(parsed) the tuners that the backup in O(running_config) holds, in the shape O(config)
+        takes, as V(gathered) would have read it from the device when the backup was taken. No device is contacted.
+      - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
+        backup in O(running_config) to bring it to O(config). No device is contacted, nothing is written.
     type: str
-    choices: [merged, replaced, gathered]
+    choices: [merged, replaced, gathered, parsed, rendered]
     default: merged
   all_tuners:
     description:
@@ -179,13 +184,26 @@ EXAMPLES = r"""
     state: replaced
     config:
       - tuner_id: 1
+
+- name: The tuners a backup holds (no device is contacted)
+  broadcast.monitoring.fm_tuner:
+    state: parsed
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+
+- name: For review, the requests that would retune tuner 0 of the monitor as backed up
+  broadcast.monitoring.fm_tuner:
+    state: rendered
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+    config:
+      - tuner_id: 0
+        frequency: 101000
 """
 
 RETURN = r"""
 before:
   description: Every tuner before the module ran, in the shape of O(config), with C(station_id) the stored station the
     tuner reports (or V(null)).
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"tuner_id": 0, "name": "Tuner 1", "frequency": 87500, "station_id": null, "operating_state": "disabled",
@@ -194,7 +212,7 @@ before:
             "stream": {"enabled": false, "url": "udp://239.1.1.1:1234", "codec": "mp3", "bitrate": 128}}]
 after:
   description: Every tuner after the module ran (in check mode, what it would be).
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
 gathered:
@@ -208,10 +226,27 @@ changes:
     - Each update carries C(differences), what differs field by field, with C(path) (nested keys joined by dots),
       C(current) and C(declared); lists are compared whole; secrets are hidden and the user-info of an address
       or URL is masked.
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"action": "update", "key": 0, "differences": [{"path": "frequency", "current": 99900, "declared": 101100}]}]
+parsed:
+  description:
+    - The tuners that the backup in O(running_config) holds, in the shape O(config) takes, read by the code that
+      V(gathered) reads a device with.
+    - Given back to a device in the backup's state with V(merged), it changes nothing.
+  returned: when O(state=parsed)
+  type: list
+  elements: dict
+rendered:
+  description:
+    - The requests that V(merged) would send, in the order it sends them, to a device in the state of the backup in
+      O(running_config); each with C(method), C(path) and C(body) (V(null) for a request without one).
+    - Secrets are hidden (C(********)) and the user-info of an address or URL is masked, as in the module's other
+      results.
+  returned: when O(state=rendered)
+  type: list
+  elements: dict
 requests:
   description: HTTP requests this invocation sent, by kind.
   returned: success
@@ -270,7 +305,7 @@ TUNER = dict(
 )
 
 ARGUMENT_SPEC = dict(
-    state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered"]),
+    state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered", "parsed", "rendered"]),
     all_tuners=dict(type="dict", options=TUNER),
     config=dict(type="list", elements="dict", default=[], options=dict(tuner_id=dict(type="int", required=True), **TUNER)),
 )
@@ -279,7 +314,7 @@ ARGUMENT_SPEC = dict(
 def main():
     module = DeviceModule(ARGUMENT_SPEC, fm_device)
     params = module.params
-    module.run(lambda: reconcile_tuners(Tuners(module.client), params["config"], params["all_tuners"], params["state"],
+    module.run(lambda: reconcile_tuners(Tuners(module.client), params["config"], params["all_tuners"], module.working_state,
                                         module.check_mode))
 
 

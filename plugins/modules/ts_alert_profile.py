@@ -18,6 +18,7 @@ author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
 extends_documentation_fragment:
   - broadcast.monitoring.connection
+  - broadcast.monitoring.offline
   - broadcast.monitoring.attributes
   - broadcast.monitoring.attributes.TS
 options:
@@ -41,8 +42,13 @@ options:
         as listed, else the lowest id) and V(deleted) deletes every copy, both listing the copies deleted in
         RV(duplicates_removed); V(merged) and V(replaced) fail before any write; V(gathered) lists every copy in
         RV(duplicates).
+      - V(parsed) returns in RV(parsed) the alert profiles that the backup in O(running_config) holds, in the shape
+        O(config) takes, as V(gathered) would have read it from the device when the backup was taken. No device is
+        contacted.
+      - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
+        backup in O(running_config) to bring it to O(config). No device is contacted, nothing is written.
     type: str
-    choices: [merged, replaced, overridden, deleted, gathered]
+    choices: [merged, replaced, overridden, deleted, gathered, parsed, rendered]
     default: merged
   config:
     description:
@@ -117,19 +123,33 @@ EXAMPLES = r"""
     state: deleted
     config:
       - name: Contribution
+
+- name: The alert profiles a backup holds (no device is contacted)
+  broadcast.monitoring.ts_alert_profile:
+    state: parsed
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+
+- name: For review, the requests that would add this profile to the analyzer as backed up
+  broadcast.monitoring.ts_alert_profile:
+    state: rendered
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+    config:
+      - name: Night shift
+        errors:
+          ts_sync_loss: {alert_type: warning, snmp_trap: true}
 """
 
 RETURN = r"""
 before:
   description: The profiles before the module ran, in the shape of O(config), every entry listed.
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"name": "Default", "errors": {"ts_sync_loss": {"enabled": true, "alert_type": "critical",
             "snmp_trap": false, "threshold": 0, "min_value": 0, "max_value": 0}}}]
 after:
   description: The profiles after the module ran (in check mode, what they would be).
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
 gathered:
@@ -145,7 +165,7 @@ profile_ids:
       M(broadcast.monitoring.ts_input) in check mode takes inputs that name it.
     - Give it to M(broadcast.monitoring.ts_input) as O(broadcast.monitoring.ts_input#module:alert_profile_ids) to
       save that module reading the profiles again.
-  returned: success
+  returned: when O(state) is neither V(parsed) nor V(rendered)
   type: dict
   sample: {"Default": 1, "Contribution": 2}
 changes:
@@ -155,7 +175,7 @@ changes:
     - Each update carries C(differences), what differs field by field, with C(path) (nested keys joined by dots),
       C(current) and C(declared); lists are compared whole; secrets are hidden and the user-info of an address
       or URL is masked.
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"action": "update", "key": "Default", "differences": [{"path": "errors.crc_error.enabled", "current": false, "declared": true}]}]
@@ -172,6 +192,27 @@ duplicates_removed:
   type: list
   elements: dict
   sample: [{"name": "Strict", "id": 7}]
+parsed:
+  description:
+    - The alert profiles that the backup in O(running_config) holds, in the shape O(config) takes, read by the code
+      that V(gathered) reads a device with.
+    - Given back to a device in the backup's state with V(merged), it changes nothing.
+  returned: when O(state=parsed)
+  type: list
+  elements: dict
+rendered:
+  description:
+    - The requests that V(merged) would send, in the order it sends them, to a device in the state of the backup in
+      O(running_config); each with C(method), C(path) and C(body) (V(null) for a request without one).
+    - An id the analyzer assigns itself (of an input, of an alert profile) is not part of a backup. Where a
+      request holds one, in its C(path) or in the C(input_id) and C(profile_id) fields of its C(body), it names
+      the object instead, as C({input:NAME}) or C({profile:NAME}). Send such a request with the id the device has
+      for that name at that moment (an object created by an earlier request of the list has one by then).
+    - Secrets are hidden (C(********)) and the user-info of an address or URL is masked, as in the module's other
+      results.
+  returned: when O(state=rendered)
+  type: list
+  elements: dict
 requests:
   description: HTTP requests this invocation sent, by kind.
   returned: success
@@ -210,7 +251,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.module import
 from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import Profiles
 
 ARGUMENT_SPEC = dict(
-    state=dict(type="str", default="merged", choices=list(STATES)),
+    state=dict(type="str", default="merged", choices=list(STATES) + ["parsed", "rendered"]),
     config=dict(type="list", elements="dict", default=[], options=dict(
         name=dict(type="str", required=True),
         errors=dict(type="dict"),
@@ -224,7 +265,7 @@ def main():
     profiles = Profiles(module.client)
 
     def work():
-        result = reconcile(profiles, params["config"], params["state"], module.check_mode)
+        result = reconcile(profiles, params["config"], module.working_state, module.check_mode)
         return dict(result, profile_ids=profiles.ids(result))
 
     module.run(work)

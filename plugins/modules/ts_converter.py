@@ -20,6 +20,7 @@ author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
 extends_documentation_fragment:
   - broadcast.monitoring.connection
+  - broadcast.monitoring.offline
   - broadcast.monitoring.attributes
   - broadcast.monitoring.attributes.TS
 options:
@@ -29,8 +30,13 @@ options:
       - V(replaced) makes each listed converter exactly as given; an unset O(config[].running) means stopped.
         Converters not listed are left alone.
       - V(gathered) reads both converters and returns them in RV(gathered), in the shape O(config) takes.
+      - V(parsed) returns in RV(parsed) the converters that the backup in O(running_config) holds, in the shape
+        O(config) takes, as V(gathered) would have read it from the device when the backup was taken. No device is
+        contacted.
+      - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
+        backup in O(running_config) to bring it to O(config). No device is contacted, nothing is written.
     type: str
-    choices: [merged, replaced, gathered]
+    choices: [merged, replaced, gathered, parsed, rendered]
     default: merged
   config:
     description: The converters, at most one entry per ASI port.
@@ -99,18 +105,31 @@ EXAMPLES = r"""
     password: "{{ ts_user_password }}"
     state: gathered
   register: converters
+
+- name: The converters a backup holds (no device is contacted)
+  broadcast.monitoring.ts_converter:
+    state: parsed
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+
+- name: For review, the requests that would stop ASI 1 on the analyzer as backed up
+  broadcast.monitoring.ts_converter:
+    state: rendered
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+    config:
+      - asi_port: 1
+        running: false
 """
 
 RETURN = r"""
 before:
   description: The converters before the module ran, in the shape of O(config).
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"asi_port": 1, "running": false}, {"asi_port": 2, "running": false}]
 after:
   description: The converters after the module ran (in check mode, what they would be).
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"asi_port": 1, "running": true, "multicast_address": "239.10.0.1", "multicast_port": 5000,
@@ -126,10 +145,27 @@ changes:
     - Each update carries C(differences), what differs field by field, with C(path) (nested keys joined by dots),
       C(current) and C(declared); lists are compared whole; secrets are hidden and the user-info of an address
       or URL is masked.
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"action": "update", "key": 1, "differences": [{"path": "enabled", "current": false, "declared": true}]}]
+parsed:
+  description:
+    - The converters that the backup in O(running_config) holds, in the shape O(config) takes, read by the code that
+      V(gathered) reads a device with.
+    - Given back to a device in the backup's state with V(merged), it changes nothing.
+  returned: when O(state=parsed)
+  type: list
+  elements: dict
+rendered:
+  description:
+    - The requests that V(merged) would send, in the order it sends them, to a device in the state of the backup in
+      O(running_config); each with C(method), C(path) and C(body) (V(null) for a request without one).
+    - Secrets are hidden (C(********)) and the user-info of an address or URL is masked, as in the module's other
+      results.
+  returned: when O(state=rendered)
+  type: list
+  elements: dict
 requests:
   description: HTTP requests this invocation sent, by kind.
   returned: success
@@ -168,7 +204,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.module import
 from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import Converters
 
 ARGUMENT_SPEC = dict(
-    state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered"]),
+    state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered", "parsed", "rendered"]),
     config=dict(type="list", elements="dict", default=[], options=dict(
         asi_port=dict(type="int", required=True),
         running=dict(type="bool"),
@@ -183,7 +219,7 @@ ARGUMENT_SPEC = dict(
 def main():
     module = DeviceModule(ARGUMENT_SPEC, ts_device)
     params = module.params
-    module.run(lambda: reconcile(Converters(module.client), params["config"], params["state"], module.check_mode))
+    module.run(lambda: reconcile(Converters(module.client), params["config"], module.working_state, module.check_mode))
 
 
 if __name__ == "__main__":

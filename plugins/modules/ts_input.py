@@ -18,6 +18,7 @@ author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
 extends_documentation_fragment:
   - broadcast.monitoring.connection
+  - broadcast.monitoring.offline
   - broadcast.monitoring.attributes
   - broadcast.monitoring.attributes.TS
 options:
@@ -37,8 +38,12 @@ options:
         RV(duplicates_removed). V(merged) and V(replaced) cannot tell the copies apart and fail, before any write,
         when a listed name is held twice; V(gathered) shows the copy with the lowest id and lists every copy in
         RV(duplicates). Duplicated names a state does not touch are left alone, with a warning.
+      - V(parsed) returns in RV(parsed) the inputs that the backup in O(running_config) holds, in the shape O(config)
+        takes, as V(gathered) would have read it from the device when the backup was taken. No device is contacted.
+      - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
+        backup in O(running_config) to bring it to O(config). No device is contacted, nothing is written.
     type: str
-    choices: [merged, replaced, overridden, deleted, gathered]
+    choices: [merged, replaced, overridden, deleted, gathered, parsed, rendered]
     default: merged
   config:
     description:
@@ -188,6 +193,7 @@ options:
         the device has since given to another profile would assign that profile.
       - In check mode, M(broadcast.monitoring.ts_alert_profile) gives a profile it would create with id V(null), and
         inputs may then name it (in check mode only; a real run refuses a V(null) id before any request).
+      - Not used with O(state=parsed) and O(state=rendered), which take the profiles from O(running_config).
     type: dict
 notes:
   - One invocation costs one login, two reads (inputs and profiles; one, the inputs, when
@@ -244,19 +250,33 @@ EXAMPLES = r"""
     state: deleted
     config:
       - name: ASI backup
+
+- name: The inputs a backup holds (no device is contacted)
+  broadcast.monitoring.ts_input:
+    state: parsed
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+
+- name: For review, the requests that would bring the analyzer from its backup to these inputs
+  broadcast.monitoring.ts_input:
+    state: rendered
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+    config:
+      - name: Mux 1
+        source:
+          multicast: {address: 239.1.1.1, port: 5002}
 """
 
 RETURN = r"""
 before:
   description: The inputs before the module ran, in the shape of O(config).
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}},
             "alert_profile": "Default", "monitoring": "started"}]
 after:
   description: The inputs after the module ran (in check mode, what they would be).
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample: [{"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}},
@@ -273,7 +293,7 @@ changes:
     - Each update carries C(differences), what differs field by field, with C(path) (nested keys joined by dots),
       C(current) and C(declared); lists are compared whole; secrets are hidden and the user-info of an address
       or URL is masked.
-  returned: when O(state) is not V(gathered)
+  returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict
   sample:
@@ -296,6 +316,27 @@ duplicates_removed:
   type: list
   elements: dict
   sample: [{"name": "Mux 1", "id": 7}]
+parsed:
+  description:
+    - The inputs that the backup in O(running_config) holds, in name order (a backup keeps them so), in the shape
+      O(config) takes, read by the code that V(gathered) reads a device with.
+    - Given back to a device in the backup's state with V(merged), it changes nothing.
+  returned: when O(state=parsed)
+  type: list
+  elements: dict
+rendered:
+  description:
+    - The requests that V(merged) would send, in the order it sends them, to a device in the state of the backup in
+      O(running_config); each with C(method), C(path) and C(body) (V(null) for a request without one).
+    - An id the analyzer assigns itself (of an input, of an alert profile) is not part of a backup. Where a
+      request holds one, in its C(path) or in the C(input_id) and C(profile_id) fields of its C(body), it names
+      the object instead, as C({input:NAME}) or C({profile:NAME}). Send such a request with the id the device has
+      for that name at that moment (an object created by an earlier request of the list has one by then).
+    - Secrets are hidden (C(********)) and the user-info of an address or URL is masked, as in the module's other
+      results.
+  returned: when O(state=rendered)
+  type: list
+  elements: dict
 requests:
   description: HTTP requests this invocation sent, by kind.
   returned: success
@@ -350,7 +391,7 @@ SOURCES = dict(
 )
 
 ARGUMENT_SPEC = dict(
-    state=dict(type="str", default="merged", choices=list(STATES)),
+    state=dict(type="str", default="merged", choices=list(STATES) + ["parsed", "rendered"]),
     config=dict(type="list", elements="dict", default=[], options=dict(
         name=dict(type="str", required=True),
         source=dict(type="dict", options=SOURCES, mutually_exclusive=[list(SOURCES)],
@@ -369,8 +410,8 @@ ARGUMENT_SPEC = dict(
 def main():
     module = DeviceModule(ARGUMENT_SPEC, ts_device)
     params = module.params
-    inputs = Inputs(module.client, params["alert_profile_ids"])
-    module.run(lambda: reconcile(inputs, params["config"], params["state"], module.check_mode))
+    inputs = Inputs(module.client, None if module.offline else params["alert_profile_ids"])
+    module.run(lambda: reconcile(inputs, params["config"], module.working_state, module.check_mode))
 
 
 if __name__ == "__main__":

@@ -20,9 +20,24 @@ author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
 extends_documentation_fragment:
   - broadcast.monitoring.connection
+  - broadcast.monitoring.offline
   - broadcast.monitoring.attributes
   - broadcast.monitoring.attributes.TS
 options:
+  state:
+    description:
+      - V(merged) sets the options you give (the lists as O(lists) says); options you leave out keep the device's
+        value.
+      - V(gathered) reads the settings and returns them in RV(gathered), in the shape of this module's options
+        (O(enabled), O(listen_addresses), O(trap_addresses)). Nothing is written.
+      - V(parsed) returns in RV(parsed) the SNMP settings that the backup in O(running_config) holds, in the shape of
+        this module's options (O(enabled), O(listen_addresses), O(trap_addresses)), as V(gathered) would have read it
+        from the device when the backup was taken. No device is contacted.
+      - V(rendered) returns in RV(rendered) the requests that V(merged) would send to a device in the state of the
+        backup in O(running_config) for the options you give. No device is contacted, nothing is written.
+    type: str
+    choices: [merged, gathered, parsed, rendered]
+    default: merged
   enabled:
     description: Whether the SNMP agent runs.
     type: bool
@@ -84,19 +99,30 @@ EXAMPLES = r"""
     lists: replace
     listen_addresses: [0.0.0.0]
     trap_addresses: ["10.0.0.100:162"]
+
+- name: The SNMP settings a backup holds (no device is contacted)
+  broadcast.monitoring.ts_snmp:
+    state: parsed
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+
+- name: For review, the request that would add a trap collector to the analyzer as backed up
+  broadcast.monitoring.ts_snmp:
+    state: rendered
+    running_config: "{{ lookup('ansible.builtin.file', 'backups/' ~ inventory_hostname ~ '.json') }}"
+    trap_addresses: ["10.0.0.102:162"]
 """
 
 RETURN = r"""
 before:
   description: The SNMP settings before the module ran.
-  returned: success
+  returned: when O(state=merged)
   type: dict
   sample: {"enabled": false, "listen_addresses": [], "trap_addresses": []}
 after:
   description:
     - The SNMP settings after the module ran, as read back from the device (in check mode, what they would be).
       They include what a concurrent writer added meanwhile.
-  returned: success
+  returned: when O(state=merged)
   type: dict
   sample: {"enabled": true, "listen_addresses": ["10.0.0.50"], "trap_addresses": ["10.0.0.100:162"]}
 merged_again:
@@ -112,6 +138,27 @@ lost_answers:
   type: list
   elements: dict
   sample: [{landed: true}]
+gathered:
+  description: The SNMP settings on the device, in the shape of this module's options.
+  returned: when O(state=gathered)
+  type: dict
+  sample: {"enabled": true, "listen_addresses": ["10.0.0.50"], "trap_addresses": ["10.0.0.100:162"]}
+parsed:
+  description:
+    - The SNMP settings that the backup in O(running_config) holds, in the shape of this module's options (O(enabled),
+      O(listen_addresses), O(trap_addresses)), read by the code that V(gathered) reads a device with.
+    - Given back to a device in the backup's state with V(merged), it changes nothing.
+  returned: when O(state=parsed)
+  type: dict
+rendered:
+  description:
+    - The requests that V(merged) would send, in the order it sends them, to a device in the state of the backup in
+      O(running_config); each with C(method), C(path) and C(body) (V(null) for a request without one).
+    - Secrets are hidden (C(********)) and the user-info of an address or URL is masked, as in the module's other
+      results.
+  returned: when O(state=rendered)
+  type: list
+  elements: dict
 requests:
   description: HTTP requests this invocation sent, by kind.
   returned: success
@@ -124,6 +171,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.module import
 from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import snmp
 
 ARGUMENT_SPEC = dict(
+    state=dict(type="str", default="merged", choices=["merged", "gathered", "parsed", "rendered"]),
     enabled=dict(type="bool"),
     listen_addresses=dict(type="list", elements="str"),
     trap_addresses=dict(type="list", elements="str"),
@@ -133,7 +181,7 @@ ARGUMENT_SPEC = dict(
 
 def main():
     module = DeviceModule(ARGUMENT_SPEC, ts_device)
-    module.run(lambda: snmp(module.client, module.params, module.check_mode))
+    module.run(lambda: snmp(module.client, module.params, module.check_mode, module.working_state))
 
 
 if __name__ == "__main__":

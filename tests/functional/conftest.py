@@ -211,15 +211,27 @@ def example_state(device_type):
     return parts
 
 
-def module_examples(name):
-    """The tasks of a module's EXAMPLES, exactly as its documentation shows them."""
+#: the states of the resource modules that read a backup instead of a device
+OFFLINE_STATES = ("parsed", "rendered")
+
+
+def module_examples(name, offline=False):
+    """The tasks of a module's EXAMPLES, exactly as its documentation shows them: those that
+    contact a device, or with ``offline`` those of state parsed and rendered, which read a
+    backup file (tests/functional/test_parsed_rendered.py runs them)."""
     path = os.path.join(ROOT, "plugins", "modules", name + ".py")
     with open(path, encoding="utf-8") as handle:
         tree = ast.parse(handle.read())
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "EXAMPLES" for t in node.targets):
-            return yaml.safe_load(ast.literal_eval(node.value))
+            tasks = yaml.safe_load(ast.literal_eval(node.value))
+            return [task for task in tasks if _offline(task) is offline]
     raise AssertionError("%s has no EXAMPLES" % name)
+
+
+def _offline(task):
+    return any(isinstance(args, dict) and args.get("state") in OFFLINE_STATES
+               for key, args in task.items() if key.startswith("broadcast.monitoring."))
 
 
 def pytest_collection_modifyitems(config, items):

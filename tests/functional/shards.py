@@ -21,6 +21,8 @@ WEIGHTS = {
     "test_read_shapes.py": 50, "test_direct_execution.py": 150, "test_direct_execution_isolation.py": 3,
     "test_execution_environment.py": 3, "test_packaging.py": 3, "test_examples_coverage.py": 1, "test_onboard.py": 70,
     "test_device_snapshot.py": 60,
+    # measured on a quiet machine (2026-11-25): about 95 s; 389 s with lint, docs and sanity beside it
+    "test_parsed_rendered.py": 120,
 }
 DEFAULT_WEIGHT = 20.0
 
