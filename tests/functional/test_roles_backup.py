@@ -11,7 +11,9 @@ import yaml
 
 from tests.simulator import swu
 from tests.simulator.fleet import running_fleet
+from tests.simulator.ts import PRIORITY_1
 
+from .analyzer import Api
 from .conftest import run_playbook
 from .test_backup import Http, configure_fm, configure_ts
 
@@ -86,7 +88,10 @@ def test_fleet_backup_then_reprovision_factory_reset_devices(fleet, collections_
         fleet.call(device.reset)
         assert device.address == home[device.name] and login_status(device, "admin") == 200
     restore = {"broadcast_monitoring_password": FLEET_PASSWORD, "restore_backup_dir": str(backups),
-               "restore_probe_timeout": 1, "restore_reboot_timeout": 30}
+               "restore_probe_timeout": 1, "restore_reboot_timeout": 30,
+               # the second restore is in place, with snapshots: the simulated streams raise random
+               # priority-1 errors under the factory profile, which would read as a regression
+               "restore_snapshot_ignore": ["priority1"]}
     factory = {d.name: {"ansible_host": identity[d.name], "restore_factory_address": home[d.name]} for d in devices}
     code, output, hosts = run_playbook(fleet, collections_path, tmp_path, "restore.yml", all_vars=restore,
                                        host_vars=factory, extra_vars={"restore_hosts": "all"})
@@ -172,3 +177,32 @@ def test_restore_role_can_be_told_to_warn_on_another_firmware(fleet, collections
     assert code == 0, output
     assert "firmware: the backup was taken on firmware 0.9.0, this device runs 1.0.0" in output
     assert sorted(i["name"] for i in Http(device).get("/inputs")) == ["ASI", "Mux 1"]
+
+
+def test_a_restore_in_place_that_breaks_an_input_fails_naming_it(fleet, collections_path, tmp_path):
+    """Issue 23: a unit restored in place (found at its network identity) is compared before and
+    after. The restore writes a logging level that waits for a reboot, and the reboot loses the
+    stream of input 1 (the simulator's loss armed for the next boot): the device fails, naming it."""
+    device = fleet.fleet.by_name("ts-001")
+    fleet.call(device.reset)
+    api = Api(device)
+    entries = [{"error_name": error, "threshold": 100} for error in PRIORITY_1]  # only a lost stream shows
+    profile = api.post("/profiles", {"name": "Quiet", "entries": entries})["id"]
+    api.add_input("News", profile_id=profile)
+    backups = tmp_path / "backups"
+    code, output, hosts = run_playbook(fleet, collections_path, tmp_path, "backup.yml",
+                                       all_vars={"broadcast_monitoring_password": "admin", "backup_dir": str(backups)},
+                                       extra_vars={"backup_hosts": "ts-001"})
+    assert code == 0, output
+    logging = api.get("/system/log/settings")
+    api.post("/system/log/settings", dict(logging, level="debug" if logging["level"] != "debug" else "info"))
+    fleet.call(device.lose_signal, 1, False, True)
+    code, output, hosts = run_playbook(
+        fleet, collections_path, tmp_path, "restore.yml",
+        all_vars={"broadcast_monitoring_password": "admin", "restore_backup_dir": str(backups),
+                  "restore_probe_timeout": 1, "restore_reboot_timeout": 30},
+        host_vars={"ts-001": {"ansible_host": device.address, "restore_factory_address": "127.0.0.254"}},
+        extra_vars={"restore_hosts": "ts-001"})
+    assert code != 0 and hosts["ts-001"]["failed"] == 1, output
+    assert "input News (id 1): was receiving its stream, now does not" in output, output
+    assert api.get("/system/log/settings")["level"] == logging["level"]  # restored before the check
