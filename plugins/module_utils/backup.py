@@ -539,9 +539,9 @@ def _restore_fm_tuners(client, tuners, check_mode, sections):
     device whose /conf carried all of it, these find nothing to write."""
     # an active schedule sets its tuner's state (fm_tuner refuses to set it too): left to the schedule
     settings = [_without(fm_device.tuner_from_device(raw), ("station_id",) + (
-        ("operating_state",) if (raw.get("schedule") or {}).get("active") else ())) for raw in tuners]
-    thresholds = [fm_device.thresholds_from_device(raw["tuner_id"], raw["thresholds"]) for raw in tuners]
-    schedules = [fm_device.schedule_from_device(raw["tuner_id"], raw["schedule"]) for raw in tuners]
+        ("operating_state",) if fm_device.schedule_active(raw) else ())) for raw in tuners]
+    thresholds = [fm_device.tuner_thresholds(raw) for raw in tuners]
+    schedules = [fm_device.tuner_schedule(raw) for raw in tuners]
     sections.run("tuners", lambda: reconcile_tuners(Tuners(client), settings, None, "merged", check_mode))
     sections.run("thresholds", lambda: reconcile_tuners(Thresholds(client), thresholds, None, "merged", check_mode))
     sections.run("schedules", lambda: reconcile_tuners(Schedules(client), schedules, None, "merged", check_mode))

@@ -226,6 +226,11 @@ class Resource:
     def read(self):
         raise NotImplementedError
 
+    def element_id(self, element):
+        """The id the device gave one of its elements (``index`` tells copies apart by it);
+        resources keyed by a name the device may hold twice give it from their device file."""
+        raise NotImplementedError
+
     def index(self, pairs):
         """``{key: object}`` from the device's elements as ``(element, object)`` pairs.
         Devices that key objects by id may hold one name twice (two runs creating it at
@@ -236,8 +241,8 @@ class Resource:
             groups.setdefault(obj[self.key], []).append((element, obj))
         current, self.raw, self.duplicates = {}, {}, {}
         for key, copies in groups.items():
-            copies.sort(key=lambda pair: pair[0]["id"])
-            element, obj = next((c for c in copies if c[0]["id"] == self.kept.get(key)), copies[0])
+            copies.sort(key=lambda pair: self.element_id(pair[0]))
+            element, obj = next((c for c in copies if self.element_id(c[0]) == self.kept.get(key)), copies[0])
             self.raw[key] = element
             current[key] = obj
             if len(copies) > 1:
@@ -344,7 +349,7 @@ def _write_verified(resource, change):
         resource.lost_answers.append(dict(change.summary(), landed=None))
         raise lost from None
     if change.copy is not None:
-        landed = change.copy not in [element["id"] for element, _obj in resource.duplicates.get(change.key, [])]
+        landed = change.copy not in [resource.element_id(element) for element, _obj in resource.duplicates.get(change.key, [])]
         resource.lost_answers.append(dict(change.summary(), landed=landed))
         if not landed:
             resource.delete_copy(change.copy)
@@ -400,7 +405,7 @@ def reconcile(resource, config, state, check_mode):
     problems = resource.check_planned(changes)
     if problems:
         raise InputError(problems)
-    changes += [Change("delete", key, before=obj, copy=element["id"]) for key, element, obj in extras]
+    changes += [Change("delete", key, before=obj, copy=resource.element_id(element)) for key, element, obj in extras]
     if changes and not check_mode:
         resource.apply_changes(changes)
     before_list = [resource.normalise(obj) for obj in current.values()]
@@ -408,10 +413,11 @@ def reconcile(resource, config, state, check_mode):
     diff_before = {o[resource.key]: o for o in before_list}
     for key, element, obj in extras:
         before_list.append(resource.normalise(obj))
-        diff_before["%s (copy, id %s)" % (key, element["id"])] = before_list[-1]
+        diff_before["%s (copy, id %s)" % (key, resource.element_id(element))] = before_list[-1]
     extra = {"lost_answers": resource.lost_answers} if resource.lost_answers else {}
     if extras:
-        extra["duplicates_removed"] = [{resource.key: key, "id": element["id"]} for key, element, _obj in extras]
+        extra["duplicates_removed"] = [{resource.key: key, "id": resource.element_id(element)}
+                                       for key, element, _obj in extras]
     if warnings:
         extra["warnings"] = warnings
     return {
@@ -459,7 +465,7 @@ def _resolve_duplicates(resource, current, desired, state, warnings):
         if state == "overridden" and key in wanted:
             target = resource.normalise(merge(resource.defaults(), wanted[key], resource.atomic))
             keep = next((c for c in copies if resource.normalise(c[1]) == target), keep)
-        resource.kept[key] = keep[0]["id"]
+        resource.kept[key] = resource.element_id(keep[0])
         resource.raw[key] = keep[0]
         current[key] = keep[1]
         extras += [(key, element, obj) for element, obj in copies if element is not keep[0]]
@@ -468,12 +474,12 @@ def _resolve_duplicates(resource, current, desired, state, warnings):
 
 def _describe(resource, keys):
     return "several %ss with one %s: %s" % (resource.noun, resource.key, "; ".join("%r (ids %s)" % (
-        key, ", ".join(str(element["id"]) for element, _obj in resource.duplicates[key])) for key in keys))
+        key, ", ".join(str(resource.element_id(element)) for element, _obj in resource.duplicates[key])) for key in keys))
 
 
 def _copies(resource):
     """Every copy of each duplicated key, with its id, for ``gathered``."""
-    return [dict(obj, id=element["id"], shown=element is resource.raw[key])
+    return [dict(obj, id=resource.element_id(element), shown=element is resource.raw[key])
             for key, copies in resource.duplicates.items() for element, obj in copies]
 
 

@@ -133,6 +133,29 @@ def hw_to_device(hw):
     return out
 
 
+# -- what identifies an element of GET /tuners/all, and its parts: the rest of the collection
+# reads them through these, not by the device's field names
+def tuner_id_of(raw):
+    """The tuner id of a ``GET /tuners/all`` element."""
+    return raw["tuner_id"]
+
+
+def tuner_thresholds(raw):
+    """The thresholds of a ``GET /tuners/all`` element, in fm_thresholds' shape."""
+    return thresholds_from_device(raw["tuner_id"], raw["thresholds"])
+
+
+def tuner_schedule(raw):
+    """The schedule of a ``GET /tuners/all`` element, in fm_schedule's shape."""
+    return schedule_from_device(raw["tuner_id"], raw["schedule"])
+
+
+def schedule_active(raw):
+    """Whether a ``GET /tuners/all`` element reports its schedule active (then the schedule
+    sets the tuner's operating state)."""
+    return bool((raw.get("schedule") or {}).get("active"))
+
+
 def tuner_from_device(raw):
     """One element of ``GET /tuners/all`` in fm_tuner's shape."""
     stream = raw.get("stream") or {}

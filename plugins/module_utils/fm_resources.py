@@ -132,7 +132,7 @@ class TunerObjects(Resource):
 
     def read(self):
         if self._raw is None:
-            self._raw = {raw["tuner_id"]: raw for raw in self.client.get(dev.TUNERS)}
+            self._raw = {dev.tuner_id_of(raw): raw for raw in self.client.get(dev.TUNERS)}
             self.current = {}  # what the device reports is normalised on its own, not against an older read
             self.current = {tid: self.normalise(self.from_device(raw)) for tid, raw in self._raw.items()}
         return self.current
@@ -275,7 +275,7 @@ class Tuners(TunerObjects):
 
     def scheduled(self, tuner_id):
         """Whether the device reports the tuner's schedule active: then the schedule sets its state."""
-        return bool(((self._raw or {}).get(tuner_id) or {}).get("schedule", {}).get("active"))
+        return dev.schedule_active((self._raw or {}).get(tuner_id) or {})
 
     def check_against(self, desired, current):
         problems, admin = [], []
@@ -354,7 +354,7 @@ class Thresholds(TunerObjects):
     all_path = dev.ALL_THRESHOLDS
 
     def from_device(self, raw):
-        return dev.thresholds_from_device(raw["tuner_id"], raw["thresholds"])
+        return dev.tuner_thresholds(raw)
 
     def validate(self, check, where, obj):
         if "rssi_threshold" in obj:
@@ -430,7 +430,7 @@ class Schedules(TunerObjects):
     max_events = 100
 
     def from_device(self, raw):
-        return dev.schedule_from_device(raw["tuner_id"], raw["schedule"])
+        return dev.tuner_schedule(raw)
 
     def validate(self, check, where, obj):
         for day, events in obj.get("events", {}).items():

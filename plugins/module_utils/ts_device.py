@@ -108,6 +108,35 @@ def with_unknown_fields(new, old):
     return out
 
 
+# -- what identifies an element of GET /inputs, GET /profiles and GET /converters: the rest of
+# the collection reads ids, names and live states through these, not by the device's field names
+def element_id(raw):
+    """The id the analyzer assigned an input or a profile (an element of its list)."""
+    return raw["id"]
+
+
+def element_name(raw):
+    """The name of an input or a profile (an element of its list)."""
+    return raw["name"]
+
+
+def input_state(raw):
+    """The live state of a ``GET /inputs`` element (``ok``, ``paused``, ``no_signal``...);
+    None when the analyzer does not give it."""
+    return raw.get("state")
+
+
+def created_monitoring(created):
+    """``started`` or ``stopped``: what an input the analyzer just created does (the answer to
+    ``POST /inputs``; without ``monitoring`` in it, started)."""
+    return MONITORING[bool(created.get("monitoring", True))]
+
+
+def converter_port(raw):
+    """The ASI port of a ``GET /converters`` element."""
+    return raw["port"]
+
+
 def input_profile_id(raw):
     """The alert profile id of one element of ``GET /inputs``."""
     return raw["alerts_config"]["profile_id"]

@@ -82,29 +82,29 @@ class Reader:
 
     def label(self, input_id):
         """The name an input's data is keyed by: its name, or ``name #id`` when not unique."""
-        raw = next((r for r in self.all_inputs() if r["id"] == input_id), None)
+        raw = next((r for r in self.all_inputs() if dev.element_id(r) == input_id), None)
         if raw is None:
             return "#%s" % input_id
-        twins = [r for r in self.all_inputs() if r["name"] == raw["name"]]
-        return raw["name"] if len(twins) == 1 else "%s #%d" % (raw["name"], raw["id"])
+        twins = [r for r in self.all_inputs() if dev.element_name(r) == dev.element_name(raw)]
+        return dev.element_name(raw) if len(twins) == 1 else "%s #%d" % (dev.element_name(raw), dev.element_id(raw))
 
     def selected(self):
         """The inputs ``inputs`` names (all when it is empty); InputError for unknown names."""
         names = self.params.get("inputs") or []
-        known = {r["name"] for r in self.all_inputs()}
+        known = {dev.element_name(r) for r in self.all_inputs()}
         unknown = ["inputs[%d]: the analyzer has no input %r" % (i, n) for i, n in enumerate(names) if n not in known]
         unknown += ["known_tables[%d].input: the analyzer has no input %r" % (i, t["input"])
                     for i, t in enumerate(self.params.get("known_tables") or []) if t["input"] not in known]
         if unknown:
             have = ", ".join(repr(n) for n in sorted(known)) or "no input"
             raise InputError(unknown + ["inputs: the analyzer has %s" % have])
-        return [r for r in self.all_inputs() if not names or r["name"] in names]
+        return [r for r in self.all_inputs() if not names or dev.element_name(r) in names]
 
     def per_input(self, read):
-        return {self.label(raw["id"]): read(raw) for raw in self.selected()}
+        return {self.label(dev.element_id(raw)): read(raw) for raw in self.selected()}
 
     def keep(self, input_id):
-        return input_id in {raw["id"] for raw in self.selected()}
+        return input_id in {dev.element_id(raw) for raw in self.selected()}
 
     # -- readers ------------------------------------------------------------------------
     def readers(self):
@@ -113,18 +113,18 @@ class Reader:
             "system_status": lambda: get(dev.STATUS),
             "system_device": lambda: get(dev.DEVICE_INFO),
             "inputs": self.inputs,
-            "pids": lambda: self.per_input(lambda raw: get(dev.INPUT_PIDS % raw["id"])),
+            "pids": lambda: self.per_input(lambda raw: get(dev.INPUT_PIDS % dev.element_id(raw))),
             "tables": lambda: self.per_input(self.tables),
             "epg": lambda: self.per_input(self.epg),
-            "epg_parameters": lambda: self.per_input(lambda raw: get(dev.INPUT_EPG_PARAMETERS % raw["id"])),
+            "epg_parameters": lambda: self.per_input(lambda raw: get(dev.INPUT_EPG_PARAMETERS % dev.element_id(raw))),
             "rf_metrics": self.rf_metrics,
             "statistics": self.statistics,
             "statistics_archive": self.archive,
             "cas": lambda: {self.label(input_id): systems
                             for input_id, systems in dev.cas_by_input(get(dev.STATISTICS_CAS)).items()
                             if self.keep(input_id)},
-            "alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_ALERTS % raw["id"])),
-            "ip_alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_IP_ALERTS % raw["id"])),
+            "alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_ALERTS % dev.element_id(raw))),
+            "ip_alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_IP_ALERTS % dev.element_id(raw))),
             "metric_ranges": lambda: get(dev.METRIC_RANGES),
             "metrics": self.metrics,
             "snmp": lambda: dev.snmp_from_device(get(dev.SNMP_SETTINGS)),
@@ -139,20 +139,20 @@ class Reader:
         }
 
     def inputs(self):
-        names = {p["id"]: p["name"] for p in self.client.get(dev.PROFILES)}
+        names = {dev.element_id(p): dev.element_name(p) for p in self.client.get(dev.PROFILES)}
         return [dev.input_state_from_device(raw, names) for raw in self.selected()]
 
     def tables(self, raw):
         known = [{k: t[k] for k in ("table_id", "table_id_extension", "revision")}
-                 for t in self.params.get("known_tables") or [] if t["input"] == raw["name"]]
+                 for t in self.params.get("known_tables") or [] if t["input"] == dev.element_name(raw)]
         if known:
-            return self.client.post(dev.INPUT_TABLES % raw["id"], {"tables": known}, idempotent=True)
-        return self.client.get(dev.INPUT_TABLES % raw["id"])
+            return self.client.post(dev.INPUT_TABLES % dev.element_id(raw), {"tables": known}, idempotent=True)
+        return self.client.get(dev.INPUT_TABLES % dev.element_id(raw))
 
     def epg(self, raw):
         body = {k: v for k, v in (self.params.get("epg") or {}).items() if v is not None}
         body.setdefault("eit_type", "eit")
-        return self.client.post(dev.INPUT_EPG % raw["id"], body, idempotent=True)
+        return self.client.post(dev.INPUT_EPG % dev.element_id(raw), body, idempotent=True)
 
     def rf_metrics(self):
         metrics = self.client.get(dev.RF_METRICS)
@@ -197,14 +197,14 @@ class Reader:
         else:
             raw, series = {}, {}
             for one in self.selected():
-                raw = self.client.get(dev.INPUT_METRICS % one["id"], params=query)
-                series[self.label(one["id"])] = raw["samples"]
+                raw = self.client.get(dev.INPUT_METRICS % dev.element_id(one), params=query)
+                series[self.label(dev.element_id(one))] = raw["samples"]
         return {"range_id": raw.get("range_id", query["rangeId"]), "sample_duration": raw.get("sample_duration"),
                 "from_time": raw.get("from_time"), "to_time": raw.get("to_time"), "pid": options.get("pid"),
                 "inputs": series}
 
     def sdcard(self):
-        names = {raw["id"]: self.label(raw["id"]) for raw in self.all_inputs()}
+        names = {dev.element_id(raw): self.label(dev.element_id(raw)) for raw in self.all_inputs()}
         card = dev.card_from_device(self.client.post(dev.SDCARD_STATUS, idempotent=True), names)
         card["files"] = dev.files_from_device(self.client.post(dev.SDCARD_FILES, idempotent=True))
         return card
