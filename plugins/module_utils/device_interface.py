@@ -15,7 +15,7 @@ COMMON = (
     "KIND", "LOGIN", "ALIVE", "STATUS", "NETWORK", "HOSTNAME", "DATETIME", "LOG_SETTINGS", "PASSWORD", "REBOOT",
     "FACTORY_RESET", "UPGRADE", "NETWORK_KEYS", "TIMEZONE_KIND", "SYSLOG_PORT", "READ_SHAPES",
     "read_network", "write_network", "read_firmware_version", "read_reboot_needed", "read_time", "write_time",
-    "read_logging", "write_logging", "set_password", "read_identity",
+    "read_logging", "write_logging", "set_password", "read_identity", "alive_uptime",
 )
 #: what a device file defines besides, by its TIMEZONE_KIND: IANA names checked against the
 #: device's own list, or UTC offsets in a range

@@ -33,10 +33,10 @@ def scan(client, tuner_id, wait, check_mode):
         if err.kind == BUSY:
             err.message = "tuner %d stayed busy (another scan or a frequency change): %s" % (tuner_id, err.message)
         raise
-    known = {s["frequency"]: s for s in before}
-    added = [s for s in found if s["frequency"] not in known]
-    fresh = {s["frequency"]: s for s in found}
-    after = [fresh.get(s["frequency"], s) for s in before] + added
+    known = {dev.station_frequency(s): s for s in before}
+    added = [s for s in found if dev.station_frequency(s) not in known]
+    fresh = {dev.station_frequency(s): s for s in found}
+    after = [fresh.get(dev.station_frequency(s), s) for s in before] + added
     return {"changed": bool(added), "stations": after, "found": found, "added": added,
             "msg": "tuner %d found %d station(s), %d new" % (tuner_id, len(found), len(added)),
             "diff": {"before": {"stations": before}, "after": {"stations": after}}}
@@ -49,14 +49,15 @@ def delete_stations(client, station_ids, frequencies, everything, check_mode):
     if everything:
         doomed = list(before)
     else:
-        doomed = [s for s in before if s["station_id"] in (station_ids or []) or s["frequency"] in (frequencies or [])]
+        doomed = [s for s in before
+                  if dev.station_id_of(s) in (station_ids or []) or dev.station_frequency(s) in (frequencies or [])]
     after = [s for s in before if s not in doomed]
     if doomed and not check_mode:
         if everything:
             client.delete(dev.STATIONS)
         else:
             for station in doomed:
-                client.delete(dev.STATION % station["station_id"])
+                client.delete(dev.STATION % dev.station_id_of(station))
     return {"changed": bool(doomed), "deleted": doomed, "stations": after,
             "diff": {"before": {"stations": before}, "after": {"stations": after}}}
 

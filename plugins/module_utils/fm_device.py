@@ -156,6 +156,16 @@ def schedule_active(raw):
     return bool((raw.get("schedule") or {}).get("active"))
 
 
+def station_id_of(station):
+    """The id of a stored station (an element of ``GET /stations/all`` or of a scan's answer)."""
+    return station["station_id"]
+
+
+def station_frequency(station):
+    """The frequency (kHz) of a stored or found station."""
+    return station["frequency"]
+
+
 def tuner_from_device(raw):
     """One element of ``GET /tuners/all`` in fm_tuner's shape."""
     stream = raw.get("stream") or {}
@@ -416,6 +426,12 @@ KIND = "fm_monitor"
 #: answers 401 without a token on this device; the analyzer has no such path (404)
 IDENTIFY = "/api/status"
 ALIVE = "/api/system/alive"
+
+
+def alive_uptime(answer):
+    """Seconds since boot in the answer to ``GET {ALIVE}`` (a reboot is seen when it falls);
+    None when the answer does not give it."""
+    return answer.get("system_uptime")
 STATUS = "/api/status"
 NETWORK = "/api/conf/network"
 HOSTNAME = "/api/conf/hostname"

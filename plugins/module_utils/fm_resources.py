@@ -244,7 +244,7 @@ class Tuners(TunerObjects):
         if current is None:
             return obj
         if obj.get("station_id") is not None and obj["station_id"] != current["station_id"]:
-            obj["frequency"] = self._read_stations()[obj["station_id"]]["frequency"]
+            obj["frequency"] = dev.station_frequency(self._read_stations()[obj["station_id"]])
         elif obj["frequency"] != current["frequency"]:
             obj["station_id"] = self.station_at(obj["frequency"])
         else:
@@ -255,7 +255,7 @@ class Tuners(TunerObjects):
         """The device's stored stations, read once (check_against and prepare read them when
         a run needs them; normalise only looks them up)."""
         if self._stations is None:
-            self._stations = {s["station_id"]: s for s in self.client.get(dev.STATIONS)}
+            self._stations = {dev.station_id_of(s): s for s in self.client.get(dev.STATIONS)}
         return self._stations
 
     def _read_stations(self):
@@ -264,7 +264,7 @@ class Tuners(TunerObjects):
         return self._stations
 
     def station_at(self, frequency):
-        found = [sid for sid, s in self._read_stations().items() if s["frequency"] == frequency]
+        found = [sid for sid, s in self._read_stations().items() if dev.station_frequency(s) == frequency]
         return found[0] if found else None
 
     def bitrates(self):
@@ -300,9 +300,9 @@ class Tuners(TunerObjects):
                         where, sid, ", ".join(map(str, sorted(self.stations()))) or "none"))
                     continue
                 admin.append("%s: station_id" % where)
-            if station is not None and "frequency" in obj and obj["frequency"] != station["frequency"]:
+            if station is not None and "frequency" in obj and obj["frequency"] != dev.station_frequency(station):
                 problems.append("%s: frequency: %d differs from the frequency of station %d (%d kHz); set one of them" % (
-                    where, obj["frequency"], sid, station["frequency"]))
+                    where, obj["frequency"], sid, dev.station_frequency(station)))
             state = obj.get("operating_state", "disabled" if self.state == "replaced" and not self.scheduled(tid) else None)
             if state is not None and state != now["operating_state"]:
                 admin.append("%s: operating_state" % where)

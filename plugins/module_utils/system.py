@@ -22,7 +22,12 @@ POLL = 0.25
 # -- waiting ---------------------------------------------------------------------------
 def uptime(client, device):
     answer = client.try_get(device.ALIVE, timeout=client.timeout)
-    return answer.get("system_uptime") if answer else None
+    return device.alive_uptime(answer) if answer else None
+
+
+def _uptime_or(device, answer, default):
+    value = device.alive_uptime(answer)
+    return default if value is None else value
 
 
 def wait_for_boot(client, device, timeout, uptime_before, sleep=time.sleep, clock=time.monotonic):
@@ -35,7 +40,7 @@ def wait_for_boot(client, device, timeout, uptime_before, sleep=time.sleep, cloc
         answer = client.try_get(device.ALIVE, timeout=max(0.5, min(2.0, deadline - clock())))
         if answer is None:
             seen_down = True
-        elif seen_down or (uptime_before is not None and answer.get("system_uptime", uptime_before) < uptime_before):
+        elif seen_down or (uptime_before is not None and _uptime_or(device, answer, uptime_before) < uptime_before):
             return round(clock() - started, 2)
         if clock() + POLL > deadline:
             raise DeviceError(UNREACHABLE, "the device did not come back at %s within %d s after the reboot "
@@ -333,7 +338,7 @@ def went_away_after_upload(client, device, uptime_before, settle, sleep=time.sle
         answer = client.try_get(device.ALIVE, timeout=max(0.5, min(2.0, deadline - clock())))
         if answer is None:
             return True
-        if uptime_before is not None and answer.get("system_uptime", uptime_before) < uptime_before:
+        if uptime_before is not None and _uptime_or(device, answer, uptime_before) < uptime_before:
             return True
         if clock() + POLL > deadline:
             return False

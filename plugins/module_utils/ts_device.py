@@ -369,6 +369,44 @@ ALERTS_PER_PAGE_MAX = 1000
 ALERTS_PAGES_MAX = 1000
 
 
+def statistics_by_input(raw):
+    """``[(input id, statistics)]`` of ``GET /statistics/current``, each in ts_info's shape."""
+    return [(stream["input_id"], statistics_from_device(stream)) for stream in list_or_empty(raw, "transport_streams")]
+
+
+def archive_by_input(raw):
+    """``[(input id, data)]`` of ``GET /statistics/archive``, the data as the analyzer gives it."""
+    return [(stream["input_id"], stream["data"]) for stream in list_or_empty(raw, "transport_streams")]
+
+
+def samples_by_input(raw):
+    """``[(input id, samples)]`` of ``GET /metrics`` (every input)."""
+    return [(series["input_id"], series["samples"]) for series in list_or_empty(raw, "inputs")]
+
+
+def input_samples(raw):
+    """The samples of ``GET /inputs/{id}/metrics``."""
+    return raw["samples"]
+
+
+def archive_from_device(raw):
+    """``GET /statistics/archive``: its period, start and end, and ``[(input id, data)]``."""
+    return {"period": raw.get("period"), "start": raw.get("start"), "end": raw.get("end"),
+            "inputs": archive_by_input(raw)}
+
+
+def metrics_from_device(raw, query):
+    """The range and times of a metrics answer (``query``: what was asked, for a field the
+    answer leaves out)."""
+    return {"range_id": raw.get("range_id", query["rangeId"]), "sample_duration": raw.get("sample_duration"),
+            "from_time": raw.get("from_time"), "to_time": raw.get("to_time")}
+
+
+def rf_input_id(raw):
+    """The input ``GET /inputs/rf_metrics`` reports on; None when it names none."""
+    return raw.get("input_id")
+
+
 def statistics_from_device(stream):
     """One element of ``transport_streams`` (current statistics), statuses by name."""
     return {"status": STATUS_NAMES.get(stream.get("status"), stream.get("status")),
@@ -427,6 +465,12 @@ def metrics_query(options):
 
 KIND = "ts_analyzer"
 ALIVE = "/api/system/alive"
+
+
+def alive_uptime(answer):
+    """Seconds since boot in the answer to ``GET {ALIVE}`` (a reboot is seen when it falls);
+    None when the answer does not give it."""
+    return answer.get("system_uptime")
 STATUS = "/api/system/status"
 DEVICE_INFO = "/api/system/device"
 NETWORK = "/api/system/network"

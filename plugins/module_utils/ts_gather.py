@@ -156,21 +156,20 @@ class Reader:
 
     def rf_metrics(self):
         metrics = self.client.get(dev.RF_METRICS)
-        input_id = metrics.get("input_id")
+        input_id = dev.rf_input_id(metrics)
         return dict(metrics, input=None if input_id is None else self.label(input_id))
 
     def statistics(self):
-        streams = self.client.get(dev.STATISTICS_CURRENT).get("transport_streams", [])
-        return {self.label(s["input_id"]): dev.statistics_from_device(s) for s in streams if self.keep(s["input_id"])}
+        streams = dev.statistics_by_input(self.client.get(dev.STATISTICS_CURRENT))
+        return {self.label(input_id): stats for input_id, stats in streams if self.keep(input_id)}
 
     def archive(self):
         options = self.params.get("archive") or {}
         query = {k: v for k, v in (("period", options.get("period") or "total"), ("time", options.get("time")))
                  if v is not None}
-        raw = self.client.get(dev.STATISTICS_ARCHIVE, params=query)
-        return {"period": raw.get("period"), "start": raw.get("start"), "end": raw.get("end"),
-                "inputs": {self.label(s["input_id"]): s["data"] for s in raw.get("transport_streams", [])
-                           if self.keep(s["input_id"])}}
+        archive = dev.archive_from_device(self.client.get(dev.STATISTICS_ARCHIVE, params=query))
+        return dict(archive, inputs={self.label(input_id): data for input_id, data in archive["inputs"]
+                                     if self.keep(input_id)})
 
     def alerts(self, path):
         """One page when ``alerts.page`` is set, else every page (the most per request)."""
@@ -193,15 +192,13 @@ class Reader:
         query = dev.metrics_query(options)
         if options.get("pid") is None and not self.params.get("inputs"):
             raw = self.client.get(dev.METRICS, params=query)
-            series = {self.label(s["input_id"]): s["samples"] for s in raw.get("inputs", [])}
+            series = {self.label(input_id): samples for input_id, samples in dev.samples_by_input(raw)}
         else:
             raw, series = {}, {}
             for one in self.selected():
                 raw = self.client.get(dev.INPUT_METRICS % dev.element_id(one), params=query)
-                series[self.label(dev.element_id(one))] = raw["samples"]
-        return {"range_id": raw.get("range_id", query["rangeId"]), "sample_duration": raw.get("sample_duration"),
-                "from_time": raw.get("from_time"), "to_time": raw.get("to_time"), "pid": options.get("pid"),
-                "inputs": series}
+                series[self.label(dev.element_id(one))] = dev.input_samples(raw)
+        return dict(dev.metrics_from_device(raw, query), pid=options.get("pid"), inputs=series)
 
     def sdcard(self):
         names = {dev.element_id(raw): self.label(dev.element_id(raw)) for raw in self.all_inputs()}

@@ -1,0 +1,33 @@
+"""Issue 19: every response shape of a device is read in its device file (ts_device.py,
+fm_device.py). The code that plans and writes, the actions and the info readers take what the
+device files give and never index a device's answer by the device's field names, so a
+firmware that names or shapes an answer differently is met in one file per device type.
+backup.py keeps answers as read, by design, and offline.py stands in for a device: both are
+left out. A name below is how this code calls a device's answer or one of its elements."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODULE_UTILS = os.path.join(HERE, "..", "..", "..", "..", "plugins", "module_utils")
+CONSUMERS = ("engine.py", "ts_resources.py", "fm_resources.py", "ts_actions.py", "fm_actions.py", "ts_gather.py",
+             "fm_gather.py", "gather.py", "system.py", "snapshot.py", "compatibility.py", "module.py")
+ANSWER_NAMES = ("raw", "element", "created", "started", "answer", "stream", "station", "found")
+INDEXED = re.compile(r"\b(?:%s)(?:\[\s*\"|\.get\(\s*\")" % "|".join(ANSWER_NAMES))
+
+
+@pytest.mark.parametrize("name", CONSUMERS)
+def test_no_device_answer_is_indexed_outside_the_device_files(name):
+    with open(os.path.join(MODULE_UTILS, name), encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    found = ["%s:%d: %s" % (name, number, line.strip()) for number, line in enumerate(lines, 1) if INDEXED.search(line)]
+    assert found == [], "device fields read outside ts_device.py / fm_device.py:\n" + "\n".join(found)
+
+
+def test_the_check_finds_an_indexed_answer():
+    assert INDEXED.search('name = raw["name"]') and INDEXED.search('uptime = answer.get("system_uptime")')
+    assert not INDEXED.search('name = dev.element_name(raw)')
