@@ -426,12 +426,6 @@ KIND = "fm_monitor"
 #: answers 401 without a token on this device; the analyzer has no such path (404)
 IDENTIFY = "/api/status"
 ALIVE = "/api/system/alive"
-
-
-def alive_uptime(answer):
-    """Seconds since boot in the answer to ``GET {ALIVE}`` (a reboot is seen when it falls);
-    None when the answer does not give it."""
-    return answer.get("system_uptime")
 STATUS = "/api/status"
 NETWORK = "/api/conf/network"
 HOSTNAME = "/api/conf/hostname"
@@ -503,6 +497,12 @@ def read_identity(client):
     versions = client.get(STATUS).get("versions") or {}
     return {"model": versions.get("model_name"), "serial_number": versions.get("serial_number"),
             "firmware_version": versions.get("package_ver")}
+
+
+def alive_uptime(answer):
+    """Seconds since boot in the answer to ``GET {ALIVE}`` (a reboot is seen when it falls);
+    None when the answer does not give it."""
+    return answer.get("system_uptime")
 
 
 # -- what the collection reads of each answer (device_compatibility reports on it) ------

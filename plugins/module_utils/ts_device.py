@@ -465,12 +465,6 @@ def metrics_query(options):
 
 KIND = "ts_analyzer"
 ALIVE = "/api/system/alive"
-
-
-def alive_uptime(answer):
-    """Seconds since boot in the answer to ``GET {ALIVE}`` (a reboot is seen when it falls);
-    None when the answer does not give it."""
-    return answer.get("system_uptime")
 STATUS = "/api/system/status"
 DEVICE_INFO = "/api/system/device"
 NETWORK = "/api/system/network"
@@ -559,6 +553,12 @@ def read_identity(client):
     raw = client.get(DEVICE_INFO)
     return {"model": raw.get("model"), "serial_number": raw.get("serial_number"),
             "firmware_version": raw.get("firmware_version")}
+
+
+def alive_uptime(answer):
+    """Seconds since boot in the answer to ``GET {ALIVE}`` (a reboot is seen when it falls);
+    None when the answer does not give it."""
+    return answer.get("system_uptime")
 
 
 # -- what the collection reads of each answer (device_compatibility reports on it) ------
