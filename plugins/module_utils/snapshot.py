@@ -13,6 +13,7 @@ share it.
 from __future__ import annotations
 
 import datetime
+import time
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
 
@@ -157,21 +158,64 @@ def compare(before, after, ignore=()):
     return {"regressions": [r for r in regressions if r["what"] not in (ignore or ())], "changes": changes}
 
 
+def confirm(earlier, first, take_next, ignore=(), count=0, interval=0.0, sleep=time.sleep):
+    """The comparison of ``earlier`` with ``first`` (a snapshot just taken), its regressions
+    confirmed: while some remain, up to ``count`` more snapshots (``take_next()``) are taken
+    ``interval`` seconds apart, and a regression stands only when every snapshot shows it. A
+    live stream has short errors (a TR 101 290 continuity error is current for seconds) and a
+    tuner takes a moment to lock after a reboot: one reading alone would stop a rollout for them.
+
+    Returns ``(snapshot, comparison)``: the last snapshot taken, and its comparison with
+    ``earlier`` whose ``regressions`` are the confirmed ones and ``transient`` those that
+    cleared (with ``message``), both in the order first found."""
+    snap = first
+    result = compare(earlier, snap, ignore)
+    standing, transient = result["regressions"], []
+    for _ in range(count):
+        if not standing:
+            break
+        sleep(interval)
+        snap = take_next()
+        result = compare(earlier, snap, ignore)
+        now = dict(((r["item"], r["what"]), r) for r in result["regressions"])
+        transient.extend(r for r in standing if (r["item"], r["what"]) not in now)
+        standing = [now[(r["item"], r["what"])] for r in standing if (r["item"], r["what"]) in now]
+    result["regressions"], result["transient"] = standing, transient
+    return snap, result
+
+
+def check_confirm(count, interval):
+    """InputError for a confirmation the module cannot take."""
+    problems = []
+    if count is not None and count < 0:
+        problems.append("confirm_count: must be 0 or more (0 takes one snapshot only), got %s" % count)
+    if interval is not None and interval < 0:
+        problems.append("confirm_interval: must be 0 or more seconds, got %s" % interval)
+    if problems:
+        raise InputError(problems)
+
+
 def run(module):
-    """device_snapshot: the snapshot, and with ``compare_to`` the comparison; fails on a
-    regression with ``fail_on_regression``."""
+    """device_snapshot: the snapshot, and with ``compare_to`` the comparison, its regressions
+    confirmed by ``confirm_count`` more snapshots; fails on a regression with
+    ``fail_on_regression``."""
     params = module.params
     earlier = None
     if params.get("compare_to") is not None:
         earlier = as_snapshot(params["compare_to"], "compare_to")
     check_ignore(params.get("ignore"))
+    check_confirm(params.get("confirm_count"), params.get("confirm_interval"))
     if earlier is not None and earlier["device_type"] != module.device.KIND:
         raise InputError(["compare_to: a snapshot of a %s, this device is a %s" % (
             earlier["device_type"], module.device.KIND)])
-    result = {"changed": False, "snapshot": take(module.device, module.client)}
+    first = take(module.device, module.client)
     if earlier is None:
-        return result
-    result.update(compare(earlier, result["snapshot"], params.get("ignore") or ()))
+        return {"changed": False, "snapshot": first}
+    snap, comparison = confirm(earlier, first, lambda: take(module.device, module.client),
+                               params.get("ignore") or (), params.get("confirm_count") or 0,
+                               params.get("confirm_interval") or 0.0)
+    result = {"changed": False, "snapshot": snap}
+    result.update(comparison)
     if params.get("fail_on_regression") and result["regressions"]:
         module.fail_json(msg="%d regression(s) since the earlier snapshot: %s" % (
             len(result["regressions"]), "; ".join(r["message"] for r in result["regressions"])), **result)

@@ -35,6 +35,21 @@ options:
         taken too). Returns RV(changes) and RV(regressions) between it and the snapshot taken now.
       - A snapshot of the other device type is refused.
     type: dict
+  confirm_count:
+    description:
+      - With O(compare_to), when the comparison finds regressions, take up to this many more snapshots, O(confirm_interval)
+        seconds apart, and count a regression only when every snapshot shows it. One that clears is listed in
+        RV(transient) instead. A live stream has short errors (a continuity error is current for a few seconds) and a
+        tuner takes a moment to lock after a reboot; one reading alone would stop a rollout for them.
+      - V(0) compares the first snapshot only. Without regressions, no further snapshot is taken, so a change that
+        worked costs one snapshot whatever the value.
+    type: int
+    default: 2
+  confirm_interval:
+    description:
+      - Seconds between the snapshots of O(confirm_count).
+    type: float
+    default: 5.0
   fail_on_regression:
     description:
       - Fail when O(compare_to) is given and RV(regressions) is not empty; the message names every regression. The
@@ -47,8 +62,9 @@ options:
         that worked and is gone; V(receiving), V(bitrate), V(priority1) an analyzer input; V(tuned), V(signal_ok),
         V(stream_enabled), V(alarms) an FM tuner. A check of the other device type is ignored, so a role can pass one
         list to both.
-      - V(priority1) counts any priority-1 error the analyzer reports as current at the moment of the snapshot; on
-        streams with transient errors, filter them with the thresholds of the inputs' alert profiles, or ignore the check.
+      - V(priority1) counts a priority-1 error the analyzer reports as current in every snapshot of O(confirm_count);
+        on streams whose errors last longer, filter them with the thresholds of the inputs' alert profiles, or ignore
+        the check.
     type: list
     elements: str
     choices: [present, receiving, bitrate, priority1, tuned, signal_ok, stream_enabled, alarms]
@@ -124,14 +140,25 @@ changes:
     - {"item": "input Mux 1 (id 1)", "what": "receiving", "before": true, "after": false}
 regressions:
   description:
-    - With O(compare_to) - what worked before and does not now. C(item), C(what) (the check, see O(ignore)),
-      C(before), C(after) and C(message).
+    - With O(compare_to) - what worked before and does not now, in every snapshot O(confirm_count) took. C(item),
+      C(what) (the check, see O(ignore)), C(before), C(after) and C(message).
+    - RV(snapshot) and RV(changes) are those of the last snapshot taken.
   returned: when compare_to is given
   type: list
   elements: dict
   sample:
     - {"item": "input Mux 1 (id 1)", "what": "receiving", "before": true, "after": false,
        "message": "input Mux 1 (id 1): was receiving its stream, now does not (state no_signal)"}
+transient:
+  description:
+    - With O(compare_to) - regressions the first snapshot showed that cleared in a later one of O(confirm_count)
+      (not counted), as in RV(regressions), with the values of the snapshot that showed them.
+  returned: when compare_to is given
+  type: list
+  elements: dict
+  sample:
+    - {"item": "input Mux 2 (id 2)", "what": "priority1", "before": "ok", "after": "critical",
+       "message": "input Mux 2 (id 2): TR 101 290 priority 1 was ok, now critical (continuity_count_error)"}
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
@@ -139,6 +166,8 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.snapshot impo
 
 ARGUMENT_SPEC = dict(
     compare_to=dict(type="dict"),
+    confirm_count=dict(type="int", default=2),
+    confirm_interval=dict(type="float", default=5.0),
     fail_on_regression=dict(type="bool", default=False),
     ignore=dict(type="list", elements="str", choices=list(ALL_CHECKS), default=[]),
 )

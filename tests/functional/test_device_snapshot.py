@@ -3,6 +3,9 @@ role, and the comparison with an earlier snapshot: an input whose stream stops, 
 whose signal is lost (the simulator's lost signals, tests/simulator/README.md "Signals"), is a
 regression that names it; a recovered one is not; nothing is written, in check mode or not."""
 
+import threading
+import time
+
 import pytest
 
 from tests.simulator import swu
@@ -16,7 +19,9 @@ MULTICAST = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "2
 
 
 def snapshot_task(device, **options):
-    args = dict(connection(device, password="user", role="user"), device_type=device.kind)
+    """device_snapshot with the user role; a regression confirmed after 0.3 s (15 simulated
+    seconds at the fleet's time scale: longer than an error stays current) unless given."""
+    args = dict(connection(device, password="user", role="user"), device_type=device.kind, confirm_interval=0.3)
     args.update(options)
     return {"broadcast.monitoring.device_snapshot": args}
 
@@ -129,12 +134,58 @@ def test_an_upgrade_that_breaks_an_input_stops_at_the_snapshot_after_it(play, si
     assert {"item": "device", "what": "firmware_version", "before": "1.0.0", "after": "2.4.1"} in after["changes"]
 
 
+def test_a_loss_that_clears_before_the_confirming_snapshot_is_transient_not_a_regression(play, sim):
+    """The first snapshot after the change sees News lost; the signal comes back before the
+    confirming snapshot, so nothing fails: the loss is listed in ``transient``. The same loss
+    kept fails after confirm_count more snapshots, and confirm_count 0 fails on the first."""
+    device = quiet_analyzer(sim, "ts-001")
+    before = ok(play.run([snapshot_task(device)], "ts-001")[0])["snapshot"]
+    sim.call(device.lose_signal, 1)
+    sim.call(device.requests.clear)
+    done = threading.Event()
+
+    def restore_after_first_snapshot():  # GET /api/inputs is the last read of a snapshot
+        while not done.wait(0.02):
+            if any(r["path"] == "/api/inputs" for r in sim.call(lambda: list(device.requests))):
+                time.sleep(0.1)
+                sim.call(device.restore_signal, 1)
+                return
+    watcher = threading.Thread(target=restore_after_first_snapshot, daemon=True)
+    watcher.start()
+    try:
+        out = ok(play.run([snapshot_task(device, compare_to=before, fail_on_regression=True, confirm_count=3,
+                                         confirm_interval=1.5)], "ts-001")[0])
+    finally:
+        done.set()
+        watcher.join()
+    assert out["regressions"] == [], out
+    assert ("input News (id 1)", "receiving", True, False) in [
+        (r["item"], r["what"], r["before"], r["after"]) for r in out["transient"]], out["transient"]
+    assert out["snapshot"]["inputs"][0]["receiving"] is True
+    # two snapshots: the first, and one confirming snapshot that no longer showed the loss
+    assert [r["path"] for r in sim.call(lambda: list(device.requests))].count("/api/inputs") == 2
+    sim.call(device.lose_signal, 1)
+    sim.call(device.requests.clear)
+    kept, at_once = play.run([snapshot_task(device, compare_to=before, fail_on_regression=True, confirm_count=2),
+                              snapshot_task(device, compare_to=before, fail_on_regression=True, confirm_count=0)],
+                             "ts-001")
+    assert kept["failed"] is True and "input News (id 1)" in kept["msg"] and kept["transient"] == [], kept
+    assert at_once["failed"] is True and [(r["item"], r["what"]) for r in at_once["regressions"]] == [
+        (r["item"], r["what"]) for r in kept["regressions"]] == [
+        ("input News (id 1)", "receiving"), ("input News (id 1)", "bitrate"), ("input News (id 1)", "priority1")]
+    assert [r["path"] for r in sim.call(lambda: list(device.requests))].count("/api/inputs") == 3 + 1
+    assert sim.call(device.writes) == []
+
+
 @pytest.mark.parametrize("options, words", [
     ({"compare_to": "before.snapshot"}, "compare_to"),
     ({"compare_to": {"device_type": "fm_monitor", "tuners": []}}, "compare_to: a snapshot of a fm_monitor"),
     ({"compare_to": {"inputs": []}}, "compare_to: not a snapshot"),
     ({"ignore": ["everything"]}, "ignore"),
     ({"fail_on_regression": "perhaps"}, "fail_on_regression"),
+    ({"compare_to": {"device_type": "ts_analyzer", "inputs": []}, "confirm_count": -1}, "confirm_count: must be 0 or more"),
+    ({"compare_to": {"device_type": "ts_analyzer", "inputs": []}, "confirm_interval": -2}, "confirm_interval: must be 0"),
+    ({"confirm_interval": "soon"}, "confirm_interval"),
 ])
 def test_bad_input_names_the_option_before_any_request(play, sim, options, words):
     device = fresh(sim, "ts-002")

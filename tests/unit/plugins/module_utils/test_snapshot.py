@@ -157,3 +157,69 @@ def test_the_filter_gives_the_same_and_names_the_argument():
     assert compare(before, after, ignore=["tuned"])["regressions"] == []
     with pytest.raises(AnsibleFilterError, match="snapshot_compare: snapshot: must be a snapshot"):
         compare(before, None)
+
+
+P1_ERROR = {"priority1": "critical", "priority1_errors": ["continuity_count_error"]}
+
+
+def confirming(*later):
+    """take_next and sleep for snapshot.confirm: ``later`` snapshots in turn, and a record of
+    the sleeps and takes."""
+    record = {"sleeps": [], "taken": 0}
+
+    def take_next():
+        record["taken"] += 1
+        return later[record["taken"] - 1]
+    return take_next, record["sleeps"].append, record
+
+
+def test_a_regression_that_clears_in_a_confirming_snapshot_is_transient():
+    before = ts(an_input(1, "Mux 1"), an_input(2, "Mux 2"))
+    first = ts(an_input(1, "Mux 1", **LOST), an_input(2, "Mux 2", **P1_ERROR))
+    second = ts(an_input(1, "Mux 1", **LOST), an_input(2, "Mux 2"))
+    third = ts(an_input(1, "Mux 1", **LOST), an_input(2, "Mux 2"))
+    take_next, sleep, record = confirming(second, third)
+    snap, out = snapshot.confirm(before, first, take_next, count=2, interval=4.5, sleep=sleep)
+    assert snap is third and record == {"sleeps": [4.5, 4.5], "taken": 2}
+    assert [(r["item"], r["what"]) for r in out["regressions"]] == [
+        ("input Mux 1 (id 1)", "receiving"), ("input Mux 1 (id 1)", "bitrate"), ("input Mux 1 (id 1)", "priority1")]
+    assert [(r["item"], r["what"], r["after"]) for r in out["transient"]] == [("input Mux 2 (id 2)", "priority1", "critical")]
+    assert "continuity_count_error" in out["transient"][0]["message"]
+    assert out["changes"] == snapshot.compare(before, third)["changes"]  # the last snapshot's
+
+
+def test_confirmation_stops_when_nothing_is_left_and_never_adds_a_later_regression():
+    before = ts(an_input(1, "Mux 1"), an_input(2, "Mux 2"))
+    first = ts(an_input(1, "Mux 1", **P1_ERROR), an_input(2, "Mux 2"))
+    second = ts(an_input(1, "Mux 1"), an_input(2, "Mux 2", **P1_ERROR))  # a new error elsewhere
+    take_next, sleep, record = confirming(second, ts(an_input(1, "Mux 1"), an_input(2, "Mux 2")))
+    snap, out = snapshot.confirm(before, first, take_next, count=5, interval=1, sleep=sleep)
+    assert snap is second and record["taken"] == 1  # nothing of the first left to confirm
+    assert out["regressions"] == [] and [r["item"] for r in out["transient"]] == ["input Mux 1 (id 1)"]
+
+
+def test_no_regression_or_count_zero_takes_no_further_snapshot():
+    before = ts(an_input(1, "Mux 1"))
+    for first, count in ((ts(an_input(1, "Mux 1")), 3), (ts(an_input(1, "Mux 1", **LOST)), 0)):
+        take_next, sleep, record = confirming()
+        snap, out = snapshot.confirm(before, first, take_next, count=count, interval=9, sleep=sleep)
+        assert snap is first and record == {"sleeps": [], "taken": 0} and out["transient"] == []
+        assert out["regressions"] == snapshot.compare(before, first)["regressions"]
+
+
+def test_ignored_checks_are_neither_confirmed_nor_transient():
+    before = ts(an_input(1, "Mux 1"))
+    take_next, sleep, record = confirming(ts(an_input(1, "Mux 1")))
+    snap, out = snapshot.confirm(before, ts(an_input(1, "Mux 1", **P1_ERROR)), take_next, ignore=["priority1"],
+                                 count=2, interval=1, sleep=sleep)
+    assert record["taken"] == 0 and out["regressions"] == out["transient"] == []
+
+
+@pytest.mark.parametrize("count, interval, words", [
+    (-1, 5, "confirm_count: must be 0 or more"),
+    (2, -0.5, "confirm_interval: must be 0 or more seconds"),
+])
+def test_a_confirmation_that_cannot_be_taken_names_the_option(count, interval, words):
+    with pytest.raises(InputError) as err:
+        snapshot.check_confirm(count, interval)
+    assert err.value.problems == [next(p for p in err.value.problems if words in p)]
