@@ -89,9 +89,10 @@ def test_fleet_backup_then_reprovision_factory_reset_devices(fleet, collections_
         assert device.address == home[device.name] and login_status(device, "admin") == 200
     restore = {"broadcast_monitoring_password": FLEET_PASSWORD, "restore_backup_dir": str(backups),
                "restore_probe_timeout": 1, "restore_reboot_timeout": 30,
-               # the second restore is in place, with snapshots: the simulated streams raise random
-               # priority-1 errors under the factory profile, which would read as a regression
-               "restore_snapshot_ignore": ["priority1"]}
+               # the second restore is in place, with snapshots: the simulated streams' short
+               # priority-1 errors under the factory profile clear before the confirming snapshot
+               # (0.5 s: 25 simulated seconds at the fleet's time scale)
+               "restore_snapshot_confirm_interval": 0.5}
     factory = {d.name: {"ansible_host": identity[d.name], "restore_factory_address": home[d.name]} for d in devices}
     code, output, hosts = run_playbook(fleet, collections_path, tmp_path, "restore.yml", all_vars=restore,
                                        host_vars=factory, extra_vars={"restore_hosts": "all"})
@@ -200,7 +201,7 @@ def test_a_restore_in_place_that_breaks_an_input_fails_naming_it(fleet, collecti
     code, output, hosts = run_playbook(
         fleet, collections_path, tmp_path, "restore.yml",
         all_vars={"broadcast_monitoring_password": "admin", "restore_backup_dir": str(backups),
-                  "restore_probe_timeout": 1, "restore_reboot_timeout": 30},
+                  "restore_probe_timeout": 1, "restore_reboot_timeout": 30, "restore_snapshot_confirm_interval": 0.5},
         host_vars={"ts-001": {"ansible_host": device.address, "restore_factory_address": "127.0.0.254"}},
         extra_vars={"restore_hosts": "ts-001"})
     assert code != 0 and hosts["ts-001"]["failed"] == 1, output

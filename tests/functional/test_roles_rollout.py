@@ -133,6 +133,7 @@ def test_rollout_stops_at_the_device_whose_upgrade_broke_an_input(fleet, collect
     code, output, hosts = run_rollout(
         fleet, collections_path, tmp_path,
         all_vars={"firmware_rollout_bundle": good, "firmware_rollout_backup": False, "firmware_rollout_timeout": 30,
+                  "firmware_rollout_snapshot_confirm_interval": 0.5,
                   "firmware_rollout_report_dir": str(reports)},
         extra_vars={"broadcast_monitoring_password": "admin", "firmware_rollout_hosts": "ts_analyzers"})
     assert code != 0, output

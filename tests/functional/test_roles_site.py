@@ -269,8 +269,9 @@ def test_a_change_that_reboots_is_gated_by_snapshots(fleet):
     code, output = site(fleet, "--limit", "ts-001:ts-002")
     assert code == 0, output
     changed = json.dumps({"ts_analyzer_network": {"dns": ["192.0.2.99"]}, "ts_analyzer_reboot": True,
-                          # the simulated streams raise random priority-1 errors under the factory profile
-                          "ts_analyzer_snapshot_ignore": ["priority1"]})
+                          # the simulated streams' short priority-1 errors under the factory profile clear
+                          # before a confirming snapshot 0.5 s later (25 simulated seconds)
+                          "ts_analyzer_snapshot_confirm_interval": 0.5})
     fleet.clear()
     code, output = site(fleet, "--limit", "ts-001", "-e", changed)
     assert code == 0, output
