@@ -2,7 +2,8 @@
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The one interface both device files (ts_device.py, fm_device.py) provide to the code that
-serves either device type (connection.py, system.py, backup.py, compatibility.py), and the
+serves either device type (connection.py, system.py, backup.py, compatibility.py, snapshot.py,
+offline.py), and the
 pieces of it both device types do the same way. A unit test checks that each file provides
 every name here, so a difference between the devices lives in the device files, not in
 attributes only one of them has."""
@@ -16,6 +17,7 @@ COMMON = (
     "FACTORY_RESET", "UPGRADE", "NETWORK_KEYS", "TIMEZONE_KIND", "SYSLOG_PORT", "READ_SHAPES",
     "read_network", "write_network", "read_firmware_version", "read_reboot_needed", "read_time", "write_time",
     "read_logging", "write_logging", "set_password", "read_identity", "alive_uptime",
+    "snapshot_system", "snapshot_items", "ASSIGNED_IDS", "ID_FIELDS", "created_answer",
 )
 #: what a device file defines besides, by its TIMEZONE_KIND: IANA names checked against the
 #: device's own list, or UTC offsets in a range

@@ -380,6 +380,11 @@ ASSIGNED_IDS = {}
 ID_FIELDS = {}
 
 
+def created_answer(body, ident):
+    """The answer to a create posted to an ASSIGNED_IDS list: there is none on the monitor."""
+    raise NotImplementedError("the FM monitor assigns no id (ASSIGNED_IDS is empty)")
+
+
 def tuner_count(status):
     """How many tuners ``GET /status`` says the device has (None when it does not say)."""
     return status.get("tuners")

@@ -107,7 +107,7 @@ class Recorder:
         if kind is not None and isinstance(body, dict):
             number = 1 + max([ident for (known, ident) in self.names if known == kind] or [0])
             self.names[(kind, number)] = body.get("name")
-            return dict(copy.deepcopy(body), id=number)
+            return self.device.created_answer(copy.deepcopy(body), number)
         return {}
 
     # the result

@@ -198,6 +198,13 @@ ASSIGNED_IDS = {INPUTS: "input", PROFILES: "profile"}
 ID_FIELDS = {"input_id": "input", "profile_id": "profile"}
 
 
+def created_answer(body, ident):
+    """What the analyzer answers to a create posted to an ASSIGNED_IDS list, as this file reads
+    it (element_id, created_monitoring): the object with the id it assigned. offline.py answers
+    a recorded create with it."""
+    return dict(body, id=ident)
+
+
 # -- analyzer side: inputs' SCTE-35 and thumbnails, alert profiles, SNMP, converter, SD
 # card, statistics and what ts_info reads (owned by the analyzer modules) ----------------
 

@@ -39,3 +39,14 @@ def test_network_writes_only_what_changed():
     device_interface.post_network(client, "/net", "/host", ("dhcp", "address", "dns"), before,
                                   dict(before, dns=["10.0.0.53"]))
     assert client.posts == [("/net", {"dhcp": False, "address": "10.0.0.2", "dns": ["10.0.0.53"]})]
+
+
+def test_a_created_answer_reads_back_as_the_assigned_id():
+    """offline.py answers a recorded create with the device file's created_answer: the same file
+    must read the id and the monitoring state back from it as from a real answer."""
+    answer = ts_device.created_answer({"name": "News", "monitoring": False}, 7)
+    assert ts_device.element_id(answer) == 7 and ts_device.element_name(answer) == "News"
+    assert ts_device.created_monitoring(answer) == "stopped"
+    assert fm_device.ASSIGNED_IDS == {}
+    with pytest.raises(NotImplementedError):
+        fm_device.created_answer({}, 1)
