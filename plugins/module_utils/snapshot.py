@@ -171,7 +171,7 @@ def confirm(earlier, first, take_next, ignore=(), count=0, interval=0.0, sleep=t
     snap = first
     result = compare(earlier, snap, ignore)
     standing, transient = result["regressions"], []
-    for _ in range(count):
+    for dummy in range(count):
         if not standing:
             break
         sleep(interval)
