@@ -19,12 +19,20 @@ options:
       - A backup of the module's device type, of format C(broadcast.monitoring.backup/2), which holds the device's
         own answers; anything else fails naming this option, before anything is done.
     type: raw
+  rendered_state:
+    description:
+      - With O(state=rendered), the state whose requests are rendered - one of the module's own states that write,
+        such as V(replaced), V(overridden) or V(deleted) where the module has them. The plan is the one that state
+        makes, deletions of what O(config) does not declare included for V(overridden).
+      - When not given, V(merged). Refused with any other O(state), and with a state the module does not have, before
+        anything is done.
+    type: str
 notes:
   - With O(state=parsed) and O(state=rendered) the module contacts no device, sends no request and logs in
     nowhere, so no connection option is needed (O(host), O(password) and the others are not used; RV(requests) counts
     zero). The module runs its own code against the backup, the read that V(gathered) makes of a device for
-    V(parsed), and for V(rendered) the read, the comparison and the writes of V(merged), the writes recorded instead of
-    sent. Check mode changes nothing about either.
+    V(parsed), and for V(rendered) the read, the comparison and the writes of O(rendered_state) (V(merged) unless
+    given), the writes recorded instead of sent. Check mode changes nothing about either.
   - V(rendered) is for reviewing a change before it is made (an approval step in AWX); the requests it returns are
     those the module sends to a device in the backup's state. A device that changed since the backup gets what its
     own state calls for instead; the module compares again when it runs.

@@ -74,6 +74,10 @@ class DeviceModule(AnsibleModule):
                 for name in self._not_dicts))
         #: parsed or rendered: the module reads a backup and contacts no device (offline.py)
         self.offline = self.params.get("state") if self.params.get("state") in offline.STATES else None
+        if offline_states:
+            problems = offline.rendered_state_problems(self.params, argument_spec["state"]["choices"])
+            if problems:
+                self.fail_json(msg="; ".join(problems))
         if self.offline:
             self.device = device
             self.client = self._recorder()
@@ -90,7 +94,10 @@ class DeviceModule(AnsibleModule):
     @property
     def working_state(self):
         """The state the module's own code runs: parsed reads as gathered does, rendered plans
-        and writes as merged does (into the recorder); any other state is itself."""
+        and writes as its rendered_state (merged unless given) does, into the recorder; any
+        other state is itself."""
+        if self.offline == "rendered" and self.params.get(offline.RENDERED_STATE):
+            return self.params[offline.RENDERED_STATE]
         return offline.WORKING_STATE.get(self.params.get("state"), self.params.get("state"))
 
     def _recorder(self):

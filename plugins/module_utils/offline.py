@@ -7,8 +7,8 @@ write path run against a backup instead of a device.
 ``running_config`` is the content of a ``device_backup`` file (format 2 holds the device's own
 answers). A ``Recorder`` stands in for the client: it answers each GET from those answers and
 records each write instead of sending it, so nothing is sent and no login happens.
-``parsed`` runs the module's ``gathered`` read; ``rendered`` runs its ``merged`` plan and write
-(not check mode), and the recorded writes are the requests the module would send to a device
+``parsed`` runs the module's ``gathered`` read; ``rendered`` runs the plan and writes of
+``rendered_state`` (``merged`` unless given; not check mode), and the recorded writes are the requests the module would send to a device
 in the backup's state. There is one compare-and-write (engine.py), whatever the state.
 """
 
@@ -28,10 +28,28 @@ except ImportError:  # pragma: no cover - ansible-core brings PyYAML
 
 #: the states that contact no device
 STATES = ("parsed", "rendered")
-#: the state each runs the module's own code with
+#: the state each runs the module's own code with (rendered: the one rendered_state names)
 WORKING_STATE = {"parsed": "gathered", "rendered": "merged"}
 OPTION = "running_config"
-SPEC = {OPTION: dict(type="raw")}
+RENDERED_STATE = "rendered_state"
+SPEC = {OPTION: dict(type="raw"), RENDERED_STATE: dict(type="str")}
+#: states of a module that are not a change to render
+NOT_RENDERED = ("gathered",) + STATES
+
+
+def rendered_state_problems(params, state_choices):
+    """Problems with ``rendered_state``: only with state=rendered, one of the module's own
+    writing states (``state_choices`` less gathered, parsed and rendered)."""
+    value = params.get(RENDERED_STATE)
+    if value is None:
+        return []
+    if params.get("state") != "rendered":
+        return ["%s: only with state=rendered (got state=%s)" % (RENDERED_STATE, params.get("state"))]
+    writing = [s for s in state_choices if s not in NOT_RENDERED]
+    if value not in writing:
+        return ["%s: one of %s, the states this module writes with (got %s)" % (
+            RENDERED_STATE, ", ".join(writing), value)]
+    return []
 #: how a rendered request names an object whose id the device assigns: {kind:name}
 PLACEHOLDER = "{%s:%s}"
 

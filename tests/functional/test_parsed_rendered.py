@@ -281,6 +281,9 @@ def test_bad_running_config_is_named(play, sim, tmp_path):
         online("ts_snmp", ts, enabled=True, running_config=ts_doc),
         task("ts_input", state="rendered", running_config=ts_doc, config=[{"name": "x" * 70, "source": {"asi": {"port": 1}}}]),
         task("ts_snmp", enabled=True, password="admin"),
+        task("ts_input", state="parsed", running_config=ts_doc, rendered_state="overridden"),
+        task("ts_converter", state="rendered", running_config=ts_doc, rendered_state="overridden", config=[]),
+        task("ts_input", state="rendered", running_config=ts_doc, rendered_state="gathered"),
     ], ts.name)
     messages = [result.get("msg", "") for result in out.results]
     assert all(result.get("failed") for result in out.results), messages
@@ -293,7 +296,57 @@ def test_bad_running_config_is_named(play, sim, tmp_path):
     assert "running_config: only with state=parsed or state=rendered" in messages[6], messages[6]
     assert "config[0].name" in messages[7], messages[7]
     assert "host: required" in messages[8], messages[8]  # every state that contacts a device needs it
+    assert "rendered_state: only with state=rendered (got state=parsed)" in messages[9], messages[9]
+    assert "rendered_state: one of merged, replaced, the states this module writes with (got overridden)" in messages[10]
+    assert "rendered_state: one of merged, replaced, overridden, deleted," in messages[11], messages[11]
     assert sim.call(ts.counters)["total"] == 0 and sim.call(fm.counters)["total"] == 0
+
+
+#: per device kind: modules rendered with another state than merged, and the config they take
+OTHER_STATES = {
+    "ts": [("ts_input", "overridden", CHANGES["ts_input"]), ("ts_converter", "replaced", CHANGES["ts_converter"])],
+    "fm": [(module, "replaced", CHANGES[module]) for module in FM],
+}
+
+
+@pytest.mark.parametrize("kind", ["ts", "fm"])
+def test_rendered_state_replays_as_the_module_writes_with_that_state(play, sim, tmp_path, kind):
+    """rendered_state renders the plan of another state: an overridden ts_input deletes the inputs
+    config does not declare, named; replayed on a unit restored from the backup, the requests
+    leave it as the module with that state leaves the original."""
+    first, second = configured(sim, "%s-001" % kind), fresh(sim, "%s-002" % kind)
+    saved = tmp_path / "backup.json"
+    doc = backup(play, first, saved)
+    restore(play, second, saved)
+    cases = OTHER_STATES[kind]
+    out = play.run([task(module, state="rendered", rendered_state=state, running_config=doc, **options)
+                    for module, state, options in cases], first.name)
+    rendered = []
+    for index, (module, state, options) in enumerate(cases):
+        assert ok(out[index])["rendered"] and out[index]["requests"] == {"login": 0, "read": 0, "write": 0}
+        rendered += out[index]["rendered"]
+    if kind == "ts":
+        kept = {c["name"] for c in CHANGES["ts_input"]["config"]}
+        gone = sorted(i["name"] for i in doc["raw"]["inputs"] if i["name"] not in kept)
+        assert gone and [r["path"] for r in rendered if r["method"] == "DELETE"] == [
+            "/api/inputs/{input:%s}" % name for name in gone], rendered
+    # the ids the device has before the change (an input the change deletes is no longer listed after it)
+    known = {}
+    if kind == "ts":
+        api = Http(first)
+        known = {(what, item["name"]): item["id"] for what, path in (("input", "/inputs"), ("profile", "/profiles"))
+                 for item in api.get(path)}
+    sim.call(first.requests.clear)
+    out = play.run([online(module, first, state=state, **options) for module, state, options in cases], first.name)
+    assert all(ok(result)["changed"] for result in out.results)
+    sent = [(w["method"], w["path"]) for w in sim.call(first.writes)]
+    expected = [(r["method"], PLACEHOLDER.sub(lambda m: str(known[m.groups()]) if m.groups() in known
+                                              else path_on(first, m.group(0)), r["path"])) for r in rendered]
+    assert sent == expected, (sent, rendered)
+    replay(second, rendered)
+    written = configuration(backup(play, first, tmp_path / "written.json"))
+    assert configuration(backup(play, second, tmp_path / "replayed.json")) == written
+    assert written != configuration(doc)
 
 
 @pytest.mark.parametrize("kind", ["ts", "fm"])

@@ -100,3 +100,17 @@ def test_fm_tuners_get_their_station_from_the_frequency():
     reconcile_tuners(Tuners(client), [{"tuner_id": 0, "stream": {"bitrate": 256}}], None, "merged", False)
     assert client.rendered() == [{"method": "POST", "path": "/api/tuner/0/stream",
                                   "body": {"enabled": False, "stream": {"bitrate": 256}}}]
+
+
+@pytest.mark.parametrize("params, choices, problems", [
+    ({"state": "rendered"}, ["merged", "replaced", "gathered", "parsed", "rendered"], []),
+    ({"state": "rendered", "rendered_state": "replaced"}, ["merged", "replaced", "gathered", "parsed", "rendered"], []),
+    ({"state": "merged", "rendered_state": "replaced"}, ["merged", "replaced", "parsed", "rendered"],
+     ["rendered_state: only with state=rendered (got state=merged)"]),
+    ({"state": "rendered", "rendered_state": "overridden"}, ["merged", "replaced", "gathered", "parsed", "rendered"],
+     ["rendered_state: one of merged, replaced, the states this module writes with (got overridden)"]),
+    ({"state": "rendered", "rendered_state": "parsed"}, ["merged", "deleted", "gathered", "parsed", "rendered"],
+     ["rendered_state: one of merged, deleted, the states this module writes with (got parsed)"]),
+])
+def test_rendered_state_is_one_of_the_modules_writing_states(params, choices, problems):
+    assert offline.rendered_state_problems(params, choices) == problems
