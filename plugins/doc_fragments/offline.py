@@ -23,7 +23,7 @@ options:
     description:
       - With O(state=rendered), the state whose requests are rendered - one of the module's own states that write,
         such as V(replaced), V(overridden) or V(deleted) where the module has them. The plan is the one that state
-        makes, deletions of what O(config) does not declare included for V(overridden).
+        makes; for V(overridden) it deletes what the configuration given does not declare.
       - When not given, V(merged). Refused with any other O(state), and with a state the module does not have, before
         anything is done.
     type: str

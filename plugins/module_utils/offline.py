@@ -33,6 +33,8 @@ WORKING_STATE = {"parsed": "gathered", "rendered": "merged"}
 OPTION = "running_config"
 RENDERED_STATE = "rendered_state"
 SPEC = {OPTION: dict(type="raw"), RENDERED_STATE: dict(type="str")}
+#: how a rendered request names an object whose id the device assigns: {kind:name}
+PLACEHOLDER = "{%s:%s}"
 #: states of a module that are not a change to render
 NOT_RENDERED = ("gathered",) + STATES
 
@@ -50,8 +52,6 @@ def rendered_state_problems(params, state_choices):
         return ["%s: one of %s, the states this module writes with (got %s)" % (
             RENDERED_STATE, ", ".join(writing), value)]
     return []
-#: how a rendered request names an object whose id the device assigns: {kind:name}
-PLACEHOLDER = "{%s:%s}"
 
 
 def load(value, device):
