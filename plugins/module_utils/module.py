@@ -22,16 +22,19 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.connection im
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import ConcurrentChange, Conflict, InputError, PartialFailure
 
 
-#: module options that are seconds, and the least each may be (wait_timeout 0: do not wait)
-SECONDS_MIN = {"reboot_timeout": 1, "upload_timeout": 1, "scan_timeout": 1, "wait_timeout": 0, "max_clock_drift": 0}
+#: module options that are seconds or counts of tries, and the least each may be (wait_timeout 0:
+#: do not wait; confirm_count 0: one snapshot only)
+SECONDS_MIN = {"reboot_timeout": 1, "upload_timeout": 1, "scan_timeout": 1, "wait_timeout": 0, "max_clock_drift": 0,
+               "confirm_interval": 0, "confirm_count": 0}
 
 
 def seconds_problems(argument_spec, params):
-    """Problems with the options of ``argument_spec`` that are seconds (SECONDS_MIN), found
-    without the device: a negative wait would end at once after the device was acted on."""
+    """Problems with the options of ``argument_spec`` that are seconds or counts (SECONDS_MIN),
+    found without the device: a negative wait would end at once after the device was acted on."""
     return ["%s: must be >= %d, got %s" % (name, low, params[name])
             for name, low in sorted(SECONDS_MIN.items())
-            if name in argument_spec and isinstance(params.get(name), int) and params[name] < low]
+            if name in argument_spec and isinstance(params.get(name), (int, float))
+            and not isinstance(params[name], bool) and params[name] < low]
 
 
 def device_file(device_type):

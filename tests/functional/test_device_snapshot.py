@@ -183,8 +183,8 @@ def test_a_loss_that_clears_before_the_confirming_snapshot_is_transient_not_a_re
     ({"compare_to": {"inputs": []}}, "compare_to: not a snapshot"),
     ({"ignore": ["everything"]}, "ignore"),
     ({"fail_on_regression": "perhaps"}, "fail_on_regression"),
-    ({"compare_to": {"device_type": "ts_analyzer", "inputs": []}, "confirm_count": -1}, "confirm_count: must be 0 or more"),
-    ({"compare_to": {"device_type": "ts_analyzer", "inputs": []}, "confirm_interval": -2}, "confirm_interval: must be 0"),
+    ({"compare_to": {"device_type": "ts_analyzer", "inputs": []}, "confirm_count": -1}, "confirm_count: must be >= 0, got -1"),
+    ({"compare_to": {"device_type": "ts_analyzer", "inputs": []}, "confirm_interval": -2}, "confirm_interval: must be >= 0, got -2"),
     ({"confirm_interval": "soon"}, "confirm_interval"),
 ])
 def test_bad_input_names_the_option_before_any_request(play, sim, options, words):
