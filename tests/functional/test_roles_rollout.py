@@ -3,6 +3,8 @@ at the first refused bundle and leaves the devices after it untouched."""
 
 import json
 import os
+import threading
+import time
 
 import pytest
 import requests
@@ -121,21 +123,39 @@ def quiet_inputs(device):
 def test_rollout_stops_at_the_device_whose_upgrade_broke_an_input(fleet, collections_path, tmp_path, bundles):
     """Issue 23: the snapshots around each upgrade. ts-002's upgrade loses the stream of its
     input Sport (the simulator's loss armed for the boot into the installed firmware): the
-    rollout stops there naming it, ts-003 is never reached, and the fleet report says so."""
+    rollout stops there naming it, ts-003 is never reached, and the fleet report says so.
+    ts-001's upgrade loses News only until just after the first snapshot: the confirming
+    snapshot no longer shows it, so ts-001 passes and the report lists the loss as cleared."""
     good = bundles[0]
     devices = [fleet.fleet.by_name(n) for n in ("ts-001", "ts-002", "ts-003")]
     for device in devices:
         fleet.call(device.reset)
         quiet_inputs(device)
         fleet.call(device.requests.clear)
+    fleet.call(devices[0].lose_signal, 1, True)
     fleet.call(devices[1].lose_signal, 2, True)
     reports = tmp_path / "reports"
-    code, output, hosts = run_rollout(
-        fleet, collections_path, tmp_path,
-        all_vars={"firmware_rollout_bundle": good, "firmware_rollout_backup": False, "firmware_rollout_timeout": 30,
-                  "firmware_rollout_snapshot_confirm_interval": 0.5,
-                  "firmware_rollout_report_dir": str(reports)},
-        extra_vars={"broadcast_monitoring_password": "admin", "firmware_rollout_hosts": "ts_analyzers"})
+    done = threading.Event()
+
+    def back_after_the_first_snapshot():  # its last read is GET /api/inputs, the first after the upgrade
+        while not done.wait(0.02):
+            paths = [r["path"] for r in fleet.call(lambda: list(devices[0].requests))]
+            if "/api/system/upgrade" in paths and "/api/inputs" in paths[paths.index("/api/system/upgrade"):]:
+                time.sleep(0.1)
+                fleet.call(devices[0].restore_signal, 1)
+                return
+    watcher = threading.Thread(target=back_after_the_first_snapshot, daemon=True)
+    watcher.start()
+    try:
+        code, output, hosts = run_rollout(
+            fleet, collections_path, tmp_path,
+            all_vars={"firmware_rollout_bundle": good, "firmware_rollout_backup": False, "firmware_rollout_timeout": 30,
+                      "firmware_rollout_snapshot_confirm_interval": 1,
+                      "firmware_rollout_report_dir": str(reports)},
+            extra_vars={"broadcast_monitoring_password": "admin", "firmware_rollout_hosts": "ts_analyzers"})
+    finally:
+        done.set()
+        watcher.join()
     assert code != 0, output
     assert hosts["ts-001"]["failed"] == 0 and hosts["ts-002"]["failed"] == 1, output
     assert "input Sport (id 2)" in output and "ts-003" not in hosts, output
@@ -150,3 +170,7 @@ def test_rollout_stops_at_the_device_whose_upgrade_broke_an_input(fleet, collect
     markdown = (reports / "firmware_rollout.md").read_text()
     assert "| ts-002 | regression | 1.0.0 | 2.4.1 |" in markdown and "input Sport (id 2)" in markdown, markdown
     assert "| ts-003 | not reached |" in markdown, markdown
+    passed = [d for d in report["devices"] if d["host"] == "ts-001"][0]
+    assert passed["regressions"] == [] and ("input News (id 1)", "receiving") in [
+        (r["item"], r["what"]) for r in passed["transient"]], passed
+    assert "cleared before the confirming snapshot: input News (id 1): was receiving its stream" in markdown, markdown
