@@ -133,7 +133,8 @@ def run_playbook(fleet, collections_path, workdir, playbook, all_vars=None, host
     args = ["-i", str(inventory), os.path.join(ROOT, "playbooks", playbook)] + list(options)
     for key, value in (extra_vars or {}).items():
         args += ["-e", "%s=%s" % (key, value)]
-    proc = ansible_playbook(fleet, collections_path, workdir, args)
+    # run in workdir: what a playbook writes to a relative path (backups/, reports/) stays out of the tree
+    proc = ansible_playbook(fleet, collections_path, workdir, args, cwd=str(workdir))
     return proc.returncode, proc.output, recap(proc.stdout)
 
 

@@ -384,6 +384,7 @@ def test_firmware_rollout_template_with_the_password_alone(fleet, collections_pa
     status, output, events = run_job(fleet, collections_path, tmp_path, "playbooks/firmware_rollout.yml",
                                      {"password": PASSWORD}, firmware_rollout_bundle=str(bundle),
                                      extra_vars={"firmware_rollout_backup_dir": str(tmp_path / "backups"),
+                                                 "firmware_rollout_report_dir": str(tmp_path / "reports"),
                                                  "firmware_rollout_timeout": 60})
     assert status == "successful", output
     checked = results(events, "Check the version the device reports")
