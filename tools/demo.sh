@@ -26,6 +26,8 @@ stop() {
 trap stop EXIT
 trap 'exit 130' INT TERM
 
+# the example inventory reads the password from the environment; the simulator's is the factory one
+export BROADCAST_MONITORING_PASSWORD=${BROADCAST_MONITORING_PASSWORD:-admin}
 export ANSIBLE_COLLECTIONS_PATH=$ROOT/build/collections ANSIBLE_NOCOLOR=1 ANSIBLE_LOCALHOST_WARNING=0 \
        ANSIBLE_DISPLAY_SKIPPED_HOSTS=0 ANSIBLE_RETRY_FILES_ENABLED=0
 unset PYTHONPATH

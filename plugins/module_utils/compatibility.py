@@ -14,11 +14,12 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import
 def report(module):
     """The module result: ``endpoints`` (one entry per declared answer), ``compatible``
     (nothing required is missing and every answer was read), and ``summary``."""
-    endpoints = []
+    endpoints, answers = [], {}
     for declared in module.device.READ_SHAPES:
         entry = {"path": declared.path}
         try:
-            entry.update(compatibility(declared, module.client.get(declared.path)))
+            answers[declared.path] = module.client.get(declared.path)
+            entry.update(compatibility(declared, answers[declared.path]))
         except DeviceError as err:  # a refused or failed read is reported, the others still run
             entry["error"] = err.describe()
         endpoints.append(entry)
@@ -27,6 +28,7 @@ def report(module):
     return {
         "changed": False,
         "compatible": not missing and not failed,
+        "device": identity(module.device, answers),
         "endpoints": endpoints,
         "summary": {
             "endpoints": len(endpoints),
@@ -37,3 +39,22 @@ def report(module):
             "extra_fields": sum(len(e.get("extra", [])) for e in endpoints),
         },
     }
+
+
+class _Answered:
+    """A client that answers from what the report already read: the identity costs no request."""
+
+    def __init__(self, answers):
+        self.answers = answers
+
+    def get(self, path):
+        return self.answers[path]
+
+
+def identity(device, answers):
+    """Model, serial number and firmware version as the device file reads them from the answers
+    already read; each None when its answer was not read or lacks it."""
+    try:
+        return device.read_identity(_Answered(answers))
+    except (KeyError, AttributeError, TypeError):
+        return {"model": None, "serial_number": None, "firmware_version": None}

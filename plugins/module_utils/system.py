@@ -134,7 +134,21 @@ def manage_network(module):
         if not module.check_mode:
             result["elapsed"] = reboot(client, device, params["reboot_timeout"], client.at(target))
             result.update(rebooted=True, reboot_needed=False)
+    moved = readdressed(params["host"], current, after)
+    if moved:
+        result["warnings"] = [moved % ("now answers" if result["rebooted"] else "answers after its next reboot")]
     return result
+
+
+def readdressed(host, current, after):
+    """A warning (with one %s: when) that the device leaves the address the play reaches it at,
+    so the inventory's ansible_host must follow; None when it stays where it is."""
+    if after.get("dhcp") or not after.get("address") or after["address"] == current.get("address"):
+        return None
+    if host != current.get("address"):  # reached by name or through a forward: the user knows best
+        return None
+    return ("address: the device %%s at %s instead of %s; set ansible_host (or host) to %s in the inventory "
+            "so that later plays reach it" % (after["address"], host, after["address"]))
 
 
 # -- time ------------------------------------------------------------------------------

@@ -53,6 +53,14 @@ compatible:
   description: Every answer was read and none lacks a field the collection requires.
   returned: success
   type: bool
+device:
+  description:
+    - The unit's C(model), C(serial_number) and C(firmware_version), as the collection reads them from the answers
+      above (no further request); each null when its answer could not be read or lacks it. Give the model and the
+      firmware version when you report a difference.
+  returned: success
+  type: dict
+  sample: {"model": "TS-ANALYZER", "serial_number": "TS000001", "firmware_version": "1.0.0"}
 endpoints:
   description:
     - One entry per answer the collection reads, in the order the device file declares them.

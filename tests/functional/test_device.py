@@ -83,6 +83,10 @@ def test_readdress_with_reboot_and_continue_at_the_new_address(play, sim, fresh,
     assert out[0]["reboot_needed"] is False
     assert out[2]["changed"] is False and out[2]["reboot_needed"] is False
     assert device.address == new
+    # the inventory still names the old address: the task says where the device is now
+    assert out[0]["warnings"] == ["address: the device now answers at %s instead of %s; set ansible_host (or host) "
+                                  "to %s in the inventory so that later plays reach it" % (new, old, new)]
+    assert not out[2].get("warnings"), out[2]
     with pytest.raises(requests.ConnectionError):
         requests.get("http://%s:%d/api/system/alive" % (old, device.port), timeout=1)
 
@@ -323,3 +327,4 @@ def test_check_mode_sends_no_write_or_action_for_any_device_module(play, sim, fr
         assert result["changed"] is True, spec["name"]
     assert sim.call(device.writes) == []
     assert out[0]["host"] == device.address.rsplit(".", 1)[0] + ".99" and out[0]["rebooted"] is False
+    assert "answers after its next reboot at %s" % out[0]["host"] in out[0]["warnings"][0], out[0]

@@ -6,6 +6,7 @@ shape variants are covered in test_shape_variants.py."""
 import pytest
 
 from .conftest import EXAMPLE_VARS, connection, module_examples
+from .test_device import api_get
 
 
 @pytest.mark.parametrize("name", ["ts-001", "fm-001"])
@@ -16,6 +17,15 @@ def test_a_documented_device_is_compatible_for_the_user_role(play, sim, name):
         connection(device, password="user", role="user"), device_type=device.kind)}], name)[0]
     assert out.get("failed") is not True and out["changed"] is False, out
     assert out["compatible"] is True, out["summary"]
+    # the identity a user reports with a difference, from the answers already read
+    if device.kind == "ts_analyzer":
+        raw = api_get(device, "/system/device")
+        identity = {key: raw[key] for key in ("model", "serial_number", "firmware_version")}
+    else:
+        raw = api_get(device, "/status")["versions"]
+        identity = {"model": raw["model_name"], "serial_number": raw["serial_number"],
+                    "firmware_version": raw["package_ver"]}
+    assert out["device"] == identity, out["device"]
     assert out["summary"]["endpoints"] == len(out["endpoints"]) >= 6
     assert all(not e["missing_required"] and "error" not in e for e in out["endpoints"]), out["endpoints"]
     assert "vendor_extension" not in str(out["endpoints"])

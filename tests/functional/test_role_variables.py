@@ -27,7 +27,8 @@ def _run(sim, collections_path, tmp_path, playbook, extra):
     hosts = tmp_path / "hosts.yml"
     sim.write_inventory(str(hosts))
     args = ["-i", str(hosts), "-i", os.path.join(ROOT, "playbooks", "inventory"), playbook, "-e", json.dumps(extra)]
-    return ansible_playbook(sim, collections_path, tmp_path, args)
+    # the example inventory takes the password from the environment (no fallback)
+    return ansible_playbook(sim, collections_path, tmp_path, args, env={"BROADCAST_MONITORING_PASSWORD": "admin"})
 
 
 @pytest.mark.parametrize("group, extra, message", [

@@ -35,9 +35,11 @@ class Runner:
     def requests(self, name):
         return self.sim.call(lambda: list(self.sim.fleet.by_name(name).requests))
 
-    def playbook(self, path, *args):
+    def playbook(self, path, *args, password="admin"):
+        """``path`` with the example inventory, which takes the password from the environment."""
         proc = ansible_playbook(self.sim, self.collections_path, self.workdir,
-                                ["-i", str(self.hosts), "-i", os.path.join(ROOT, "playbooks", "inventory"), path] + list(args))
+                                ["-i", str(self.hosts), "-i", os.path.join(ROOT, "playbooks", "inventory"), path] + list(args),
+                                env={"BROADCAST_MONITORING_PASSWORD": password})
         return proc.returncode, proc.output
 
 
@@ -281,3 +283,30 @@ def test_a_change_that_reboots_is_gated_by_snapshots(fleet):
     code, output = site(fleet, "--limit", "ts-002", "-e", changed)
     assert code != 0 and recap(output)["ts-002"]["failed"] == 1, output
     assert "(id 1): was receiving its stream, now does not" in output, output
+
+
+def test_the_example_inventory_has_no_fallback_password(fleet):
+    """Without BROADCAST_MONITORING_PASSWORD (or a vaulted variable) the example inventory gives
+    no password: the roles stop naming both places, and no device is asked to log in."""
+    fleet.clear()
+    code, output = fleet.playbook(os.path.join(ROOT, "playbooks", "site.yml"), "--check", password="")
+    assert code != 0, output
+    assert "broadcast_monitoring_password" in output and "BROADCAST_MONITORING_PASSWORD" in output, output
+    assert all(fleet.requests(name) == [] for name in DEVICES), [fleet.requests(name) for name in DEVICES]
+
+
+def test_site_in_batches_stops_at_the_first_failed_device(fleet):
+    """site_serial and site_max_fail_percentage (the guide's batches): ts-001 refuses the login,
+    so its batch fails and ts-002, in the next batch, is never contacted."""
+    first = fleet.sim.fleet.by_name("ts-001")
+    fleet.sim.call(lambda: first.state["passwords"].update(admin="changed-by-hand"))
+    fleet.clear()
+    try:
+        code, output = fleet.playbook(os.path.join(ROOT, "playbooks", "site.yml"), "--limit", "ts_analyzers",
+                                      "-e", "site_serial=1", "-e", "site_max_fail_percentage=0")
+        contacted = {name: fleet.requests(name) for name in ("ts-001", "ts-002")}
+    finally:
+        fleet.sim.call(first.reset)
+    assert code != 0 and "Wrong credentials" in output, output
+    assert output.count("PLAY [TS analyzers]") == 1, output  # the second batch never started
+    assert contacted["ts-001"] and contacted["ts-002"] == [], contacted
