@@ -140,6 +140,8 @@ def test_readme_and_guides_run_as_written(fleet, collections_path, tmp_path):
     ran = []
     for document in DOCUMENTS:
         environment = dict(base)
+        if document != "README.md":  # the guides go on in the shell the README set up (its read -rs)
+            environment["BROADCAST_MONITORING_PASSWORD"] = "admin"
         for line, marker, block in blocks(document):
             where = "%s:%d" % (document, line)
             if marker.startswith("file "):
