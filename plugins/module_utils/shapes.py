@@ -21,13 +21,15 @@ SHAPE_HINT = ("this device or firmware names or shapes its answer differently fr
 
 
 class ShapeError(DeviceError):
-    """An answer without a field the collection needs (or with a field of the wrong type)."""
+    """An answer without a field the collection needs (or with a field of the wrong type);
+    with ``reason``, an answer that cannot be read at all, for that reason."""
 
-    def __init__(self, where, field, present, expected=None):
-        shown = ", ".join(str(key) for key in present) or "none"
-        message = "%s: the answer has no field %r%s (fields present: %s)" % (
-            where, field, " (%s)" % expected if expected else "", shown)
-        super().__init__(SHAPE, message, hint=SHAPE_HINT)
+    def __init__(self, where, field, present=(), expected=None, reason=None, status=None, hint=SHAPE_HINT):
+        if reason is None:
+            shown = ", ".join(str(key) for key in present) or "none"
+            reason = "the answer has no field %r%s (fields present: %s)" % (
+                field, " (%s)" % expected if expected else "", shown)
+        super().__init__(SHAPE, "%s: %s" % (where, reason), status=status, hint=hint)
         self.field = field
 
 
@@ -36,8 +38,7 @@ class UnreadableAnswer(ShapeError):
     Python does not know, or a redirect (which the collection never follows)."""
 
     def __init__(self, where, reason, status=None, hint=SHAPE_HINT):
-        DeviceError.__init__(self, SHAPE, "%s: %s" % (where, reason), status=status, hint=hint)
-        self.field = None
+        super().__init__(where, None, reason=reason, status=status, hint=hint)
 
 
 def paging_error(where, read, total, pages, option, bound, empty=False):

@@ -59,7 +59,7 @@ options:
     description:
       - The capture file, as RV(files) names it, for V(download) and V(delete).
       - It must be a plain file name (no C(/) or backslash, not C(..), no NUL or control character), checked before
-        any request: the card holds no other kind, and with V(download) a file is never written outside the
+        any request, since the card holds no other kind; with V(download) a file is so never written outside the
         directory O(dest).
     type: str
   dest:
