@@ -72,6 +72,18 @@ options:
       - Falls back to E(BROADCAST_MONITORING_BUSY_TIMEOUT).
     type: int
     default: 30
+  max_answer_mb:
+    description:
+      - The largest answer, in MiB (1 MiB is 1,048,576 bytes), read from the device as a whole (JSON, a playlist,
+        the body of an error). The default is hundreds of times any real answer.
+      - An answer is read in pieces and refused as soon as it is larger, or before any of it is read when its
+        C(Content-Length) says so; the module fails naming the request and the size, without retrying, so that a
+        broken or hostile device cannot exhaust the controller's memory.
+      - The body of a file download streamed to disk (capture files, alert logs, the MIB, backups) is not bounded
+        by this option.
+      - Falls back to E(BROADCAST_MONITORING_MAX_ANSWER_MB).
+    type: int
+    default: 32
   role:
     description:
       - Role to log in as. V(user) can only read.
@@ -98,6 +110,9 @@ notes:
   - A module logs in at most once per invocation. A request the device answers with HTTP 503
     (busy) is retried with growing pauses for up to O(busy_timeout) seconds; a read that meets a
     connection error is retried twice; a write is never sent twice.
+  - An answer the collection cannot read (not JSON where JSON is expected, nested deeper than 100 levels, in a
+    charset Python does not know) fails naming the request. An HTTP redirect (3xx) is never followed and never
+    retried; the module fails naming the request and the redirect's C(Location).
   - Passwords and tokens are never part of a message, a diff or a return value.
 """
 
@@ -124,6 +139,9 @@ options:
     type: int
   busy_timeout:
     description: Seconds to retry while the device answers 503 (passed on).
+    type: int
+  max_answer_mb:
+    description: The largest answer read as a whole, in MiB (passed on; the modules' default is V(32)).
     type: int
   role:
     description: The device account to log in as (passed on; the modules' default is V(admin)).

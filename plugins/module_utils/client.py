@@ -41,6 +41,14 @@ HINTS = {
          " the device; validate_certs=false only as a last resort, since it accepts any device, an impostor too",
     UNSAFE: "the device's answer was refused as unsafe; check its firmware, and that host names the device meant",
 }
+#: what to do about an answer larger than the limit
+TOO_LARGE_HINT = ("if the device really answers with this much, raise max_answer_mb (or the environment variable"
+                  " BROADCAST_MONITORING_MAX_ANSWER_MB); otherwise check the device's firmware, and that host names"
+                  " the device meant")
+#: what to do about a redirect
+REDIRECT_HINT = ("the collection follows no redirect: check host, port and protocol (a device that wants https may"
+                 " redirect http to it), and that host names the device, not a proxy or login portal; after a write,"
+                 " read the device (state=gathered) to see whether it was applied")
 
 
 class DeviceError(Exception):
@@ -84,7 +92,8 @@ class Client:
     max_backoff = 4.0
 
     def __init__(self, host, login, port=None, protocol="http", validate_certs=True, ca_path=None,
-                 timeout=10, role="admin", password=None, token=None, sleep=time.sleep, clock=time.monotonic):
+                 timeout=10, role="admin", password=None, token=None, sleep=time.sleep, clock=time.monotonic,
+                 max_answer=transport.MAX_ANSWER):
         self.protocol = protocol
         self.port = port
         self.base_url = _base_url(protocol, host, port)
@@ -95,7 +104,8 @@ class Client:
         self._token = token
         self._sleep = sleep
         self._clock = clock
-        self.session = transport.Session(verify=(ca_path or True) if validate_certs else False)
+        self.session = transport.Session(verify=(ca_path or True) if validate_certs else False,
+                                         max_answer=max_answer)
         self.session.headers["Accept"] = "application/json"
         self.counts = {"login": 0, "read": 0, "write": 0}
         #: the processes up to the controller as they were at start (checked before each write)
@@ -186,6 +196,14 @@ class Client:
             return response
         return _json(response, "%s %s" % (method, path))
 
+    def text(self, path):
+        """The text of ``GET path`` (a document that is not JSON), decoded by its charset."""
+        response = self.request("GET", path, raw=True)
+        try:
+            return response.text
+        except transport.UnreadableAnswer as err:
+            raise _unreadable("GET %s" % path, str(err)) from None
+
     def try_get(self, path, timeout):
         """One unauthenticated GET, no retries: its JSON, or None when nothing (or an error)
         answered. For wait loops, which do their own bounded polling."""
@@ -193,6 +211,8 @@ class Client:
             response = self.session.get(self.base_url + path, timeout=timeout)
         except transport.TransportError:
             return None
+        except transport.AnswerTooLarge as err:
+            raise _too_large("GET %s" % path, err) from None
         if response.status_code != 200:
             return None
         body = _json(response)
@@ -227,6 +247,15 @@ class Client:
                     continue
                 raise DeviceError(TLS if err.kind == transport.TLS_VERIFY else UNREACHABLE, "%s %s: %s" % (
                     method, path, _transport_reason(err, self, timeout))) from None
+            except transport.AnswerTooLarge as err:  # never retried: it would come as large again
+                raise _too_large("%s %s" % (method, path), err) from None
+            if 300 <= response.status_code < 400:
+                # never followed, never sent again: a write may have landed before the redirect
+                location = response.headers.get("Location")
+                raise _unreadable("%s %s" % (method, path), "the device answered HTTP %d, a redirect %s, which the"
+                                  " collection does not follow; the request was not sent again" % (
+                                      response.status_code, "to %r" % location[:200] if location else
+                                      "without a Location"), status=response.status_code, hint=REDIRECT_HINT)
             if response.status_code == 503 and self._clock() + delay <= deadline:
                 self._sleep(delay)
                 delay = min(delay * 2, self.max_backoff)
@@ -257,21 +286,39 @@ def _base_url(protocol, host, port):
 
 
 def _json(response, where=None):
-    """The answer's JSON; with ``where`` (the request), its objects are shapes.Answer, which
-    name the request when a needed field is missing."""
-    if not response.content:
-        return {}
+    """The answer's JSON ({} for an empty body, which the devices give for "done"); with
+    ``where`` (the request), its objects are shapes.Answer, which name the request when a
+    needed field is missing, and a body that is not JSON is a ShapeError naming the request.
+    Without ``where`` (a login or error answer, read for what it may tell) such a body is None."""
     if where is None:
         try:
-            return response.json()
-        except ValueError:
+            return response.json() if response.content else {}
+        except (ValueError, transport.AnswerTooLarge):  # an error body of a stream is bounded too
             return None
     # imported here: shapes builds on this module's DeviceError
     from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import answer_hook, mark_top
+    if not response.content:
+        return answer_hook(where)(())
     try:
         return mark_top(response.json(object_hook=answer_hook(where)))
-    except ValueError:
-        return None
+    except transport.UnreadableAnswer as err:
+        raise _unreadable(where, "the answer cannot be read: %s" % err) from None
+
+
+def _unreadable(where, reason, status=None, hint=None):
+    """shapes.UnreadableAnswer: an answer to ``where`` the collection cannot read at all."""
+    from ansible_collections.broadcast.monitoring.plugins.module_utils import shapes
+
+    return shapes.UnreadableAnswer(where, reason, status=status, hint=hint or shapes.SHAPE_HINT)
+
+
+def _too_large(where, err):
+    """The DeviceError for an answer to ``where`` larger than the client reads (AnswerTooLarge)."""
+    limit = "%g MiB" % (err.limit / transport.MIB)
+    came = ("its Content-Length announces %d bytes" % err.size if err.announced else
+            "more than %d bytes came before reading stopped" % err.limit)
+    return DeviceError(UNSAFE, "%s: the answer is larger than the %s the client reads (max_answer_mb): %s;"
+                       " it was not read further" % (where, limit, came), hint=TOO_LARGE_HINT)
 
 
 #: why a certificate was refused, in words (the hint of TLS says what to do)

@@ -12,6 +12,7 @@ import os
 from ansible.module_utils.errors import AnsibleFallbackNotFound
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import Client
+from ansible_collections.broadcast.monitoring.plugins.module_utils.transport import MAX_ANSWER, MIB
 from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import quoted
 
 ENV = "BROADCAST_MONITORING_"
@@ -40,6 +41,7 @@ CONNECTION_SPEC = dict(
     ca_path=dict(type="path", fallback=_env("CA_PATH")),
     timeout=dict(type="int", default=10, fallback=_env("TIMEOUT")),
     busy_timeout=dict(type="int", default=30, fallback=_env("BUSY_TIMEOUT")),
+    max_answer_mb=dict(type="int", default=MAX_ANSWER // MIB, fallback=_env("MAX_ANSWER_MB")),
     role=dict(type="str", default="admin", choices=["admin", "user"], fallback=_env("ROLE")),
     password=dict(type="str", no_log=True, fallback=_env("PASSWORD")),
     token=dict(type="str", no_log=True, fallback=_env("TOKEN")),
@@ -71,6 +73,8 @@ def check_connection(params):
         problems.append("timeout: must be a positive number of seconds, got %d" % params["timeout"])
     if params["busy_timeout"] < 0:
         problems.append("busy_timeout: must be 0 or more seconds, got %d" % params["busy_timeout"])
+    if params.get("max_answer_mb") is not None and params["max_answer_mb"] < 1:
+        problems.append("max_answer_mb: must be 1 or more MiB, got %d" % params["max_answer_mb"])
     ca_path = params.get("ca_path")
     if ca_path and not os.path.exists(ca_path):
         problems.append("ca_path: no such file or directory: %s" % ca_path)
@@ -114,6 +118,7 @@ def client_from_params(params, device):
         role=params["role"],
         password=params.get("password"),
         token=params.get("token"),
+        max_answer=(params.get("max_answer_mb") or MAX_ANSWER // MIB) * MIB,
     )
     client.busy_budget = float(params["busy_timeout"])
     return client

@@ -6,19 +6,29 @@
 from __future__ import annotations
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import paging_error
 
 INFO_SUBSETS = ("status", "tuners", "stations", "alerts", "log", "playlist", "valid_bitrates", "network",
                 "datetime", "log_config", "conf")
 INFO_MINIMAL = ("status", "tuners")
 
 
-def read_alerts(client, query, all_pages):
+#: the most pages of POST /alerts one read takes, by default (alerts.max_pages)
+ALERTS_PAGES_MAX = 1000
+
+
+def read_alerts(client, query, all_pages, max_pages=ALERTS_PAGES_MAX):
     """``{total, alerts, pages}`` of ``POST /alerts``: one page, or every page from the
-    query's offset on."""
+    query's offset on, at most ``max_pages`` of them. A device that still claims more after
+    them, or answers an empty page while it does, fails the read (shapes.paging_error)."""
     body = dict(query)
+    where = "POST %s" % dev.ALERTS
     page = dev.alerts_page(client.request("POST", dev.ALERTS, body=body, idempotent=True))
     alerts, pages = list(page["alerts"]), 1
-    while all_pages and body["limit"] and page["alerts"] and query["offset"] + len(alerts) < page["total"]:
+    while all_pages and body["limit"] and query["offset"] + len(alerts) < page["total"]:
+        if not page["alerts"] or pages >= max_pages:
+            raise paging_error(where, query["offset"] + len(alerts), page["total"], pages, "alerts.max_pages",
+                               max_pages, empty=not page["alerts"])
         body["offset"] = query["offset"] + len(alerts)
         page = dev.alerts_page(client.request("POST", dev.ALERTS, body=body, idempotent=True))
         alerts.extend(page["alerts"])
@@ -26,10 +36,10 @@ def read_alerts(client, query, all_pages):
     return {"total": page["total"], "alerts": alerts, "pages": pages}
 
 
-def info_readers(client, alerts_query, all_pages, log_query):
+def info_readers(client, alerts_query, all_pages, log_query, max_pages=ALERTS_PAGES_MAX):
     """One reader per subset of fm_info, each a function of no arguments."""
     def playlist():
-        text = client.request("GET", dev.PLAYLIST, raw=True).text
+        text = client.text(dev.PLAYLIST)
         return {"tracks": dev.playlist_tracks(text), "xspf": text}
 
     def valid_bitrates():
@@ -39,7 +49,7 @@ def info_readers(client, alerts_query, all_pages, log_query):
         "status": lambda: dev.status_from_device(client.get(dev.STATUS)),
         "tuners": lambda: [dev.tuner_info(raw) for raw in client.get(dev.TUNERS)],
         "stations": lambda: client.get(dev.STATIONS),
-        "alerts": lambda: read_alerts(client, alerts_query, all_pages),
+        "alerts": lambda: read_alerts(client, alerts_query, all_pages, max_pages),
         "log": lambda: client.get(dev.SYSTEM_LOG, params={k: v for k, v in log_query.items() if v is not None}),
         "playlist": playlist,
         "valid_bitrates": valid_bitrates,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNSAFE, DeviceError
 
 #: the DeviceError kind of an answer the collection cannot read
 SHAPE = "shape"
@@ -21,14 +21,40 @@ SHAPE_HINT = ("this device or firmware names or shapes its answer differently fr
 
 
 class ShapeError(DeviceError):
-    """An answer without a field the collection needs (or with a field of the wrong type)."""
+    """An answer without a field the collection needs (or with a field of the wrong type);
+    with ``reason``, an answer that cannot be read at all, for that reason."""
 
-    def __init__(self, where, field, present, expected=None):
-        shown = ", ".join(str(key) for key in present) or "none"
-        message = "%s: the answer has no field %r%s (fields present: %s)" % (
-            where, field, " (%s)" % expected if expected else "", shown)
-        super().__init__(SHAPE, message, hint=SHAPE_HINT)
+    def __init__(self, where, field, present=(), expected=None, reason=None, status=None, hint=SHAPE_HINT):
+        if reason is None:
+            shown = ", ".join(str(key) for key in present) or "none"
+            reason = "the answer has no field %r%s (fields present: %s)" % (
+                field, " (%s)" % expected if expected else "", shown)
+        super().__init__(SHAPE, "%s: %s" % (where, reason), status=status, hint=hint)
         self.field = field
+
+
+class UnreadableAnswer(ShapeError):
+    """An answer the collection cannot read at all: not JSON, nested too deep, in a charset
+    Python does not know, or a redirect (which the collection never follows)."""
+
+    def __init__(self, where, reason, status=None, hint=SHAPE_HINT):
+        super().__init__(where, None, reason=reason, status=status, hint=hint)
+
+
+def paging_error(where, read, total, pages, option, bound, empty=False):
+    """The DeviceError that ends a paged read of ``where`` whose device still claims more
+    (``total``) than the ``read`` items: either page number ``pages`` was empty (its pages do
+    not shrink what remains), or ``pages`` reached ``bound``, the value of ``option``."""
+    left = "the device still claims %d more (total %d, %d read)" % (total - read, total, read)
+    if empty:
+        message = "%s: page %d came back empty while %s; its pages do not shrink what remains, so reading stopped" \
+            " there (at most %s=%d pages are read)" % (where, pages, left, option, bound)
+        hint = "the device's paging is broken; check its firmware, and that host names the device meant"
+    else:
+        message = "%s: stopped after %d pages, the bound %s=%d, while %s" % (where, pages, option, bound, left)
+        hint = ("if the device really holds that many, raise %s or narrow the query; a device whose pages never"
+                " end has broken paging: check its firmware" % option)
+    return DeviceError(UNSAFE, message, hint=hint)
 
 
 class Answer(dict):

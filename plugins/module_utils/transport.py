@@ -17,10 +17,15 @@ slowly its bytes come (a socket timeout alone bounds one read, and a device that
 byte every half second never meets it). The body of a streamed download is the exception:
 there the deadline is renewed with every piece of ``CHUNK`` bytes, so a large file that
 keeps flowing is never cut off, while one that stalls or trickles is.
+
+``max_answer`` bounds the size of every other answer (JSON, text, the body of an error): it
+is read in pieces and refused (AnswerTooLarge) as soon as it is larger, or at once when its
+Content-Length says so; a streamed download is bounded by nothing but its deadline.
 """
 
 from __future__ import annotations
 
+import codecs
 import io
 import json as jsonlib
 import os
@@ -32,6 +37,12 @@ from urllib.parse import urlencode, urlsplit
 
 USER_AGENT = "broadcast.monitoring"
 CHUNK = 64 * 1024
+MIB = 1024 * 1024
+#: the largest JSON or text answer read, by default: hundreds of times any real answer (the
+#: largest, pages of 1000 alerts and EPG schedules, are a few hundred KiB to a few MiB)
+MAX_ANSWER = 32 * MIB
+#: the deepest nesting of objects and arrays read in a JSON answer (real answers: under 10)
+MAX_DEPTH = 100
 
 #: Why a certificate was refused (TransportError.why), by OpenSSL's X509_V_ERR_* code
 CERT_EXPIRED, CERT_NOT_YET_VALID, CERT_WRONG_HOST, CERT_UNKNOWN_CA = "expired", "not_yet_valid", "wrong_host", "unknown_ca"
@@ -54,6 +65,22 @@ class TransportError(Exception):
         super().__init__(reason)
         self.kind = kind
         self.why = why  # with TLS_VERIFY: one of CERT_WHY's values, or None
+
+
+class AnswerTooLarge(Exception):
+    """An answer larger than ``limit`` bytes: ``size`` is what its Content-Length announced
+    (``announced``) or what had come when reading stopped."""
+
+    def __init__(self, size, limit, announced):
+        super().__init__("the answer is larger than %d bytes" % limit)
+        self.size = size
+        self.limit = limit
+        self.announced = announced
+
+
+class UnreadableAnswer(ValueError):
+    """An answer that cannot be read as what was asked for (not JSON, nested too deep, an
+    unknown charset); the text says why, without the URL."""
 
 
 class Deadline:
@@ -123,29 +150,45 @@ class _TimedBody:
 
 class Response:
     """The parts of an HTTP answer the client uses. Without ``stream`` the body is read at
-    once (the connection is then free for the next request)."""
+    once, up to ``limit`` bytes (the connection is then free for the next request)."""
 
-    def __init__(self, raw, connection, stream):
+    def __init__(self, raw, connection, stream, limit=MAX_ANSWER):
         self.status_code = raw.status
         self.headers = raw.headers  # an email.message.Message: get() ignores case
         self._raw = raw
         self._connection = connection
-        self._content = None if stream else _read(raw, connection)
+        self._limit = limit
+        self._content = None if stream else self._read_all()
 
     @property
     def content(self):
+        """The whole body (of a stream too: what is not streamed to a file is bounded)."""
         if self._content is None:
-            self._content = b"".join(self.iter_content(CHUNK))
+            self._content = self._read_all()
         return self._content
 
     @property
     def text(self):
         charset = self.headers.get_content_charset() or "utf-8"
+        try:
+            codecs.lookup(charset)
+        except LookupError:
+            raise UnreadableAnswer("its charset %r is not one Python knows" % charset[:40]) from None
         return self.content.decode(charset, "replace")
 
     def json(self, object_hook=None):
-        """The body as JSON; ValueError when it is not."""
-        return jsonlib.loads(self.content.decode("utf-8"), object_hook=object_hook)
+        """The body as JSON; UnreadableAnswer (a ValueError) when it is not, or when it is
+        nested deeper than MAX_DEPTH."""
+        too_deep = UnreadableAnswer("its JSON is nested deeper than %d levels" % MAX_DEPTH)
+        try:
+            body = jsonlib.loads(self.content.decode("utf-8"), object_hook=object_hook)
+        except RecursionError:
+            raise too_deep from None
+        except ValueError as err:
+            raise UnreadableAnswer("it is not JSON (%s)" % _json_problem(err)) from None
+        if _deeper_than(body, MAX_DEPTH):
+            raise too_deep
+        return body
 
     def iter_content(self, size=CHUNK):
         """The body in pieces of at most ``size`` bytes (and at most CHUNK), each of which
@@ -166,6 +209,27 @@ class Response:
             self._raw.close()
             self._connection.close()
 
+    def _read_all(self):
+        """The body, read in pieces; AnswerTooLarge (the connection closed) as soon as it is
+        larger than the limit, before any of it when its Content-Length says so."""
+        if self._raw.length is not None and self._raw.length > self._limit:
+            self._drop()
+            raise AnswerTooLarge(self._raw.length, self._limit, announced=True)
+        pieces, size = [], 0
+        while True:
+            piece = _read(self._raw, self._connection, CHUNK)
+            if not piece:
+                return b"".join(pieces)
+            size += len(piece)
+            if size > self._limit:
+                self._drop()
+                raise AnswerTooLarge(size, self._limit, announced=False)
+            pieces.append(piece)
+
+    def _drop(self):
+        self._raw.close()
+        self._connection.close()
+
 
 class Session:
     """Sends requests, keeping one open connection per scheme, host and port.
@@ -174,8 +238,10 @@ class Session:
     a path names a CA file or directory instead, False accepts any certificate.
     """
 
-    def __init__(self, verify=True):
+    def __init__(self, verify=True, max_answer=MAX_ANSWER):
         self.verify = verify
+        #: the largest answer read as a whole (bytes); see Response
+        self.max_answer = max_answer
         self.headers = {"User-Agent": USER_AGENT}
         self._connections = {}
         self._tls_context = None
@@ -211,7 +277,7 @@ class Session:
         except BaseException as err:
             connection.close()
             raise _failure(err) from None
-        return Response(raw, connection, stream)
+        return Response(raw, connection, stream, self.max_answer)
 
     def _connection(self, parts, timeout):
         """An open connection to the URL's host: the kept one unless the device closed it."""
@@ -278,6 +344,28 @@ def _read(raw, connection, size=None):
         raw.close()
         connection.close()
         raise _failure(err) from None
+
+
+def _json_problem(err):
+    """What is wrong with a body that is not JSON, in words that quote none of it."""
+    if isinstance(err, UnicodeDecodeError):
+        return "not UTF-8 at byte %d" % err.start
+    if isinstance(err, jsonlib.JSONDecodeError):
+        return "%s at byte %d" % (err.msg, err.pos)
+    return type(err).__name__
+
+
+def _deeper_than(body, depth):
+    """True when ``body`` nests lists or dicts more than ``depth`` levels (walked without
+    recursion, so that what Python's JSON reader could build, nothing here fails on)."""
+    todo = [(body, 1)]
+    while todo:
+        value, level = todo.pop()
+        if isinstance(value, (dict, list)):
+            if level > depth:
+                return True
+            todo.extend((item, level + 1) for item in (value.values() if isinstance(value, dict) else value))
+    return False
 
 
 def _closed_by_peer(sock):

@@ -67,8 +67,10 @@ def recording(client, params, check_mode):
         if params.get(key) is not None and params[key] < 1:
             raise InputError(["%s: must be >= 1 (leave it out for no limit), got %d" % (key, params[key])])
     dest = None
+    if params.get("filename") is not None:  # a name of the card's, never a path: refused before any request
+        plain_name(params["filename"], "filename")
     if operation == "download":
-        dest = destination(params["dest"], plain_name(params["filename"], "filename"))
+        dest = destination(params["dest"], params["filename"])
     return OPERATIONS[operation](client, params, check_mode, dest)
 
 

@@ -10,6 +10,7 @@ import datetime
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device as dev
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import paging_error
 from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker, quoted
 
 SUBSETS = ("system_status", "system_device", "inputs", "pids", "tables", "epg", "epg_parameters", "rf_metrics",
@@ -40,6 +41,8 @@ def check_options(params):
         check.between("alerts.page", alerts["page"], 1, 10 ** 6)
     if alerts.get("per_page") is not None:
         check.between("alerts.per_page", alerts["per_page"], 1, dev.ALERTS_PER_PAGE_MAX)
+    if alerts.get("max_pages") is not None:
+        check.between("alerts.max_pages", alerts["max_pages"], 1, None)
     for option in ("alerts", "archive", "epg"):
         for key in ("time", "start_time", "end_time"):
             if (params.get(option) or {}).get(key) is not None:
@@ -172,20 +175,25 @@ class Reader:
                                      if self.keep(input_id)})
 
     def alerts(self, path):
-        """One page when ``alerts.page`` is set, else every page (the most per request)."""
+        """One page when ``alerts.page`` is set, else every page (the most per request), at
+        most ``alerts.max_pages`` of them: a device that still claims more after them, or
+        answers an empty page while it does, fails the read (shapes.paging_error)."""
         options = self.params.get("alerts") or {}
         if options.get("page") is not None:
             return dev.alerts_page(self.client.post(
                 path, dev.alerts_query(options, options["page"], options.get("per_page") or 20), idempotent=True))
-        items, total = [], 0
-        for number in range(1, dev.ALERTS_PAGES_MAX + 1):
+        max_pages = options.get("max_pages") or dev.ALERTS_PAGES_MAX
+        items, number = [], 0
+        while True:
+            number += 1
             page = dev.alerts_page(self.client.post(path, dev.alerts_query(options, number, dev.ALERTS_PER_PAGE_MAX),
                                                     idempotent=True))
             items.extend(page["items"])
-            total = page["total"]
-            if not page["items"] or len(items) >= total:
-                break
-        return {"total": total, "items": items}
+            if len(items) >= page["total"]:
+                return {"total": page["total"], "items": items}
+            if not page["items"] or number >= max_pages:
+                raise paging_error("POST %s" % path, len(items), page["total"], number, "alerts.max_pages", max_pages,
+                                   empty=not page["items"])
 
     def metrics(self):
         options = self.params.get("metrics") or {}

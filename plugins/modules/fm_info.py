@@ -94,6 +94,15 @@ options:
         description: Read every page from O(alerts.offset) on, instead of one page.
         type: bool
         default: false
+      max_pages:
+        description:
+          - With O(alerts.all_pages=true), the most pages read (one request each). A device that still claims more
+            alerts after them, or answers an empty page while it claims more, fails the module with a message
+            naming the bound, instead of being asked without end.
+          - The default reads up to 100,000 alerts with the default O(alerts.limit); raise it, or O(alerts.limit),
+            for more.
+        type: int
+        default: 1000
   log:
     description: Which system log entries V(log) reads; the device's last 100 when nothing is given.
     type: dict
@@ -216,6 +225,7 @@ requests:
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_gather import (
+    ALERTS_PAGES_MAX,
     INFO_MINIMAL,
     INFO_SUBSETS,
     info_readers,
@@ -236,6 +246,7 @@ ARGUMENT_SPEC = dict(
         limit=dict(type="int", default=100),
         offset=dict(type="int", default=0),
         all_pages=dict(type="bool", default=False),
+        max_pages=dict(type="int", default=ALERTS_PAGES_MAX),
     )),
     log=dict(type="dict", default={}, options=dict(
         from_id=dict(type="int"), till_id=dict(type="int"), limit=dict(type="int"),
@@ -256,11 +267,12 @@ def work(module):
             ("alerts.tuner_ids[%d]" % i, v) for i, v in enumerate(alerts["tuner_ids"])] + [
             ("log." + k, v) for k, v in log.items() if v is not None]:
         check.between(where, value, 0, None)
+    check.between("alerts.max_pages", alerts["max_pages"], 1, None)
     if check.problems:
         raise InputError(check.problems)
     query = fm_device.alerts_query(alerts["order"], alerts["sort_by"], alerts["types"], alerts["tuner_ids"],
                                    alerts["limit"], alerts["offset"], times["since"], times["until"])
-    result = gather(selected, info_readers(module.client, query, alerts["all_pages"], log))
+    result = gather(selected, info_readers(module.client, query, alerts["all_pages"], log, alerts["max_pages"]))
     return dict(result, changed=False)
 
 

@@ -132,6 +132,14 @@ options:
         description: Records per page with O(alerts.page), 1 to 1000.
         type: int
         default: 20
+      max_pages:
+        description:
+          - Without O(alerts.page), the most pages of 1000 records read per input (one request each). A device that
+            still claims more records after them, or answers an empty page while it claims more, fails the module
+            with a message naming the bound, instead of being asked without end.
+          - The default reads up to 1,000,000 records per input; raise it for more.
+        type: int
+        default: 1000
   metrics:
     description: The series of V(metrics).
     type: dict
@@ -358,6 +366,7 @@ ARGUMENT_SPEC = dict(
     alerts=dict(type="dict", options=dict(
         period=dict(type="str", choices=PERIODS, default="total"), time=dict(type="str"),
         error_names=dict(type="list", elements="str"), per_page=dict(type="int", default=20),
+        max_pages=dict(type="int", default=ts_device.ALERTS_PAGES_MAX),
         **_ints("pid", "page"))),
     metrics=dict(type="dict", options=dict(range_id=dict(type="int", default=1),
                                            **_ints("from_time", "to_time", "pid"))),

@@ -58,8 +58,9 @@ options:
   filename:
     description:
       - The capture file, as RV(files) names it, for V(download) and V(delete).
-      - With V(download) it must be a plain file name (no C(/) or backslash, not C(..), no NUL or control character),
-        checked before any request, so that a file is never written outside the directory O(dest).
+      - It must be a plain file name (no C(/) or backslash, not C(..), no NUL or control character), checked before
+        any request, since the card holds no other kind; with V(download) a file is so never written outside the
+        directory O(dest).
     type: str
   dest:
     description:
