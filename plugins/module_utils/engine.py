@@ -197,6 +197,8 @@ class Resource:
         self.duplicates = {}
         #: {key: id} the copy that stands for a duplicated key (chosen by the engine)
         self.kept = {}
+        #: differences the device offers no way to write, named by ``attainable`` (warnings)
+        self.unwritable = []
 
     # The engine calls the hooks in this order (reconcile): check, read_for, check_against,
     # prepare, then plan (normalise, defaults), check_planned, and the writes (create, update,
@@ -264,6 +266,12 @@ class Resource:
     def normalise(self, obj):
         return obj
 
+    def attainable(self, before, target):
+        """``(target, notes)``: ``target`` (normalised) as the device's writes can make it from
+        ``before``, and a note naming each difference the device offers no way to write (kept
+        as ``before`` has it, so the plan holds only changes some request carries)."""
+        return target, []
+
     def create(self, after):
         raise NotImplementedError
 
@@ -293,6 +301,9 @@ def plan(resource, current, desired, state):
     for key, obj in wanted.items():
         base = current.get(key) if state == "merged" and key in current else resource.defaults()
         target = resource.normalise(merge(base, obj, resource.atomic))
+        if key in current:
+            target, notes = resource.attainable(current[key], target)
+            resource.unwritable.extend(notes)
         if key not in current:
             changes.append(Change("create", key, after=target))
         elif target != resource.normalise(current[key]):
@@ -406,6 +417,7 @@ def reconcile(resource, config, state, check_mode):
     if problems:
         raise InputError(problems)
     changes += [Change("delete", key, before=obj, copy=resource.element_id(element)) for key, element, obj in extras]
+    warnings += resource.unwritable
     if changes and not check_mode:
         resource.apply_changes(changes)
     before_list = [resource.normalise(obj) for obj in current.values()]
