@@ -152,10 +152,12 @@ def shown(value):
 
 
 def differences(before, after, path=()):
-    """``[{path, current, declared}]``: the fields where ``after`` (declared) differs from
-    ``before`` (current; None for an object to create), dicts compared key by key (the path
-    joins their keys with dots), lists and other values whole; secrets hidden, user-info
-    masked. Fields ``after`` does not hold are not compared: they are not managed."""
+    """``[{path, current, declared}]``: the fields where ``after`` (the declared object, whole)
+    differs from ``before`` (current; None for an object to create), dicts compared key by key
+    (the path joins their keys with dots), lists and other values whole; secrets hidden,
+    user-info masked. A field ``after`` adds has ``current`` None, one it drops (a nested
+    object replaced whole without it) has ``declared`` None: each leaf of a dict added or
+    dropped is listed."""
     out = []
     before = before if isinstance(before, dict) else {}
     for key in after:
@@ -166,6 +168,11 @@ def differences(before, after, path=()):
         elif key not in before or value != old:
             out.append({"path": ".".join(where), "current": _shown(str(key), old),
                         "declared": _shown(str(key), value)})
+    for key in before:
+        if key in after or before[key] is None:
+            continue
+        out.extend(dict(item, current=item["declared"], declared=None)
+                   for item in differences(None, {key: before[key]}, path))
     return out
 
 
