@@ -85,11 +85,15 @@ def run_examples(example, kind, count):
 def apply_twice(sim, device, calls, count):
     """Run each (module, args) of ``calls`` (the first run), then all of them again (the
     second run); returns the first results, the second results and the second run's writes."""
-    first = [run_module(name, args) for name, args in calls]
-    for (name, unused_args), result in zip(calls, first):
-        assert not result.get("failed"), (name, result.get("msg"))
-    count.first_run_writes += len(sim.call(device.writes))  # the reset cleared the log
-    sim.call(device.requests.clear)
+    first = []
+    for name, args in calls:
+        first.append(run_module(name, args))
+        assert not first[-1].get("failed"), (name, first[-1].get("msg"))
+        # the result agrees with the requests sent: a change no request carries is no change
+        writes = sim.call(device.writes)
+        assert first[-1]["changed"] == bool(writes), (name, first[-1].get("changes"), writes)
+        count.first_run_writes += len(writes)  # the reset cleared the log
+        sim.call(device.requests.clear)
     second = [run_module(name, args) for name, args in calls]
     writes = sim.call(device.writes)
     for (name, unused_args), result in zip(calls, second):
