@@ -74,7 +74,7 @@ class ActionModule(DirectExecutionAction):
             return dict(result, failed=True, msg="invalid parts, nothing was run: %s" % "; ".join(problems))
         try:
             return _told(dict(result, **self._apply(args, declared, options, task_vars)),
-                         task_vars.get("inventory_hostname"))
+                         (task_vars or {}).get("inventory_hostname"))
         finally:
             self._remove_tmp_path(self._connection._shell.tmpdir)
 

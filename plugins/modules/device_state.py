@@ -41,10 +41,12 @@ description:
     per task, docs/performance.md). The modules run where the task runs (C(delegate_to), execution nodes,
     mitogen), in check mode and diff mode when the task is. The diff has one entry per changed settings part
     (network, time, logging, snmp), headed with the part's name, and one per object that differs in a list part,
-    headed with the part's and the object's name (C(alert_profiles: Strict), C(thresholds: tuner 3)).
+    headed with the part's and the object's name.
+  - "For example C(alert_profiles: Strict) or C(thresholds: tuner 3) heads the diff of one object."
   - What changed (in check mode, what would change) is shown in the default output without C(-v), one line per
-    object of a list part and one per settings part, after the host's name, for example
-    C(ts-001: inputs: update MC 01: source.multicast.port 5000 -> 5002); the same lines are in RV(changes_summary).
+    object of a list part and one per settings part, after the host's name; the same lines are in
+    RV(changes_summary).
+  - "For example C(ts-001: inputs: update MC 01: source.multicast.port 5000 -> 5002)."
   - When a part fails while it is written (the device refuses or fails a write the plan could not foresee), the parts
     after it are not run, and the message names the failed part, the parts applied before it (changed or not) and
     those not applied.
