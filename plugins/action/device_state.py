@@ -11,9 +11,13 @@ One task per device instead of one per part: each task costs the controller a wo
 
 from __future__ import annotations
 
+import json
+
 from ansible.errors import AnsibleActionFail
+from ansible.utils.display import Display
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import ARGUMENT_SPEC, PASSED_ON
+from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import differences
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils.direct_execution import DirectExecutionAction, preload
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils.role_variables import refusal
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import (
@@ -69,7 +73,8 @@ class ActionModule(DirectExecutionAction):
         if problems:
             return dict(result, failed=True, msg="invalid parts, nothing was run: %s" % "; ".join(problems))
         try:
-            return dict(result, **self._apply(args, declared, options, task_vars))
+            return _told(dict(result, **self._apply(args, declared, options, task_vars)),
+                         (task_vars or {}).get("inventory_hostname"))
         finally:
             self._remove_tmp_path(self._connection._shell.tmpdir)
 
@@ -168,8 +173,15 @@ class _Pass:
 
 
 def _headed(name, diff):
-    """The part's diff(s), each headed with the part's name."""
-    for entry in diff if isinstance(diff, list) else [diff]:
+    """The part's diff(s), each headed with the part's name; a list part's diff (its objects
+    keyed by name or tuner) as one diff per object that differs, headed with the object's name."""
+    entries = diff if isinstance(diff, list) else [diff]
+    if name in LISTED and all(isinstance(entry.get("before"), dict) and isinstance(entry.get("after"), dict)
+                              for entry in entries):
+        entries = [{"before": before, "after": after,
+                    "before_header": _object(name, key), "after_header": _object(name, key)}
+                   for entry in entries for key, before, after in _objects(entry["before"], entry["after"])]
+    for entry in entries:
         header = entry.get("before_header")
         entry = dict(entry, before_header="%s: %s" % (name, header) if header else name)
         entry["after_header"] = "%s: %s" % (name, entry["after_header"]) if entry.get("after_header") else name
@@ -188,3 +200,74 @@ def _failure(name, parts, declared, planned_only=False):
     if left:
         where += "; not applied: %s" % ", ".join(left)
     return "%s: %s%s" % (name, parts[name].get("msg"), where)
+
+
+# -- what a run changed, one readable line per part and object ----------------------------------
+#: the parts that are lists of objects (their results list ``changes``, their diffs are keyed by object)
+LISTED = frozenset(part.name for parts in PARTS.values() for part in parts if part.kind is list)
+#: the list parts whose objects are the FM monitor's tuners (keyed by tuner id)
+PER_TUNER = frozenset(part.name for part in PARTS["fm_monitor"] if part.kind is list)
+#: how long a value may get in a line before it is cut
+SHOWN_MAX = 60
+
+_display = Display()
+
+
+def _object(part, key):
+    return "tuner %s" % key if part in PER_TUNER else str(key)
+
+
+def _objects(before, after):
+    """``(key, before, after)`` of each object that differs, in the order the device lists them
+    (the objects it would create last); None for an object that is not on that side."""
+    keys = list(before) + [key for key in after if key not in before]
+    return [(key, before.get(key), after.get(key)) for key in keys if before.get(key) != after.get(key)]
+
+
+def _value(value):
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= SHOWN_MAX else text[:SHOWN_MAX - 3] + "..."
+
+
+def _fields(found):
+    """``path current -> declared, ...`` of engine.differences (secrets already hidden)."""
+    return ", ".join("%s %s -> %s" % (d["path"], "(none)" if d["current"] is None else _value(d["current"]),
+                                      "(removed)" if d["declared"] is None else _value(d["declared"]))
+                     for d in found)
+
+
+def summary_lines(parts):
+    """What the parts changed (in check mode: would change), one line per object of a list part
+    (``inputs: update Mux 1: source.multicast.port 5000 -> 5002``), one per settings part
+    (``logging: level "info" -> "warning"``)."""
+    lines = []
+    for name, outcome in parts.items():
+        if not outcome.get("changed"):
+            continue
+        if isinstance(outcome.get("changes"), list):
+            for change in outcome["changes"]:
+                line = "%s: %s %s" % (name, change.get("action"), _object(name, change.get("key")))
+                if change.get("id") is not None:
+                    line += " (copy, id %s)" % change["id"]
+                if change.get("differences"):
+                    line += ": " + _fields(change["differences"])
+                lines.append(line)
+        elif isinstance(outcome.get("before"), dict) and isinstance(outcome.get("after"), dict):
+            found = differences(outcome["before"], outcome["after"])
+            lines.append("%s: %s" % (name, _fields(found) if found else "changed"))
+        else:
+            lines.append("%s: changed" % name)
+    return lines
+
+
+def _told(result, host):
+    """``result`` with ``changes_summary``, the lines of summary_lines, which are also shown in
+    the default output (no -v needed) headed with the host: a run says what it changed (in
+    check mode, what it would change)."""
+    # a plan refused before any write changed nothing, whatever its parts would have changed
+    lines = summary_lines(result.get("parts") or {}) if result.get("changed") else []
+    if lines:
+        result["changes_summary"] = lines
+        for line in lines:
+            _display.display("%s: %s" % (host, line) if host else line)
+    return result

@@ -200,6 +200,7 @@ def restore(module, doc, network, firmware_mismatch="fail"):
         "changed_sections": changed,
         "firmware": firmware,
         **({"not_planned": list(sections.not_planned)} if sections.not_planned else {}),
+        **({"warnings": sections.warnings} if sections.warnings else {}),
         "diff": {"before": {n: r["diff"]["before"] for n, r in sections.items() if r["changed"]},
                  "after": {n: r["diff"]["after"] for n, r in sections.items() if r["changed"]}},
     }
@@ -213,9 +214,15 @@ class _Sections(dict):
     #: sections check mode could not plan (they depend on an earlier write)
     not_planned = ()
 
+    def __init__(self):
+        super().__init__()
+        #: what the sections warned of (differences the device offers no way to write...)
+        self.warnings = []
+
     def run(self, name, step):
         self.running = name
         self[name] = step()
+        self.warnings.extend(warning for warning in self[name].get("warnings", []) if warning not in self.warnings)
         return self[name]
 
 
@@ -347,6 +354,22 @@ class RawProfiles(Resource):
         # entries in error-name order, as a backup stores them: their order means nothing
         return _entries_sorted(strip_unset(obj))
 
+    def attainable(self, before, target):
+        # A profile update merges (update below sends what changes): a field, or an entry, that
+        # the device has and the backup does not cannot be removed, and stays.
+        kept = {key: value for key, value in before.items() if key not in target and key != "renamed_from"}
+        named = {e.get("error_name") for e in target.get("entries", []) if isinstance(e, dict)}
+        entries = [e for e in before.get("entries", []) if isinstance(e, dict) and e.get("error_name") not in named]
+        if not kept and not entries:
+            return target, []
+        what = ["field(s) %s" % ", ".join(sorted(kept))] if kept else []
+        what += ["entries %s" % ", ".join(str(e.get("error_name")) for e in entries)] if entries else []
+        note = ("alert_profiles: profile %r: the device has %s that the backup does not; a profile update cannot"
+                " remove them: left as they are" % (target["name"], " and ".join(what)))
+        if entries:
+            kept["entries"] = list(target.get("entries", [])) + entries
+        return self.normalise(dict(target, **kept)), [note]
+
     def check_against(self, desired, current):
         if self.state != "overridden":
             return []
@@ -455,6 +478,20 @@ class RawConverters(Resource):
 
     def normalise(self, obj):
         return strip_unset(obj)
+
+    def attainable(self, before, target):
+        # The analyzer has no way to clear a stopped converter's settings (a stop keeps them,
+        # a start needs all of them): settings the backup lacks stay as the device keeps them.
+        if target.get("running"):
+            return target, []
+        kept = {key: before[key] for key in ts_device.CONVERTER_SETTINGS
+                if before.get(key) is not None and target.get(key) is None}
+        if not kept:
+            return target, []
+        note = ("converters: ASI port %s: the backup holds the converter stopped without %s; the analyzer keeps"
+                " those of the converter's last start (%s) and has no way to clear them: left as they are" % (
+                    target["port"], ", ".join(kept), ", ".join("%s=%s" % item for item in kept.items())))
+        return dict(target, **kept), [note]
 
     def update(self, before, after):
         settings = {key: after.get(key) for key in ts_device.CONVERTER_SETTINGS}

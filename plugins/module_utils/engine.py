@@ -152,10 +152,12 @@ def shown(value):
 
 
 def differences(before, after, path=()):
-    """``[{path, current, declared}]``: the fields where ``after`` (declared) differs from
-    ``before`` (current; None for an object to create), dicts compared key by key (the path
-    joins their keys with dots), lists and other values whole; secrets hidden, user-info
-    masked. Fields ``after`` does not hold are not compared: they are not managed."""
+    """``[{path, current, declared}]``: the fields where ``after`` (the declared object, whole)
+    differs from ``before`` (current; None for an object to create), dicts compared key by key
+    (the path joins their keys with dots), lists and other values whole; secrets hidden,
+    user-info masked. A field ``after`` adds has ``current`` None, one it drops (a nested
+    object replaced whole without it) has ``declared`` None: each leaf of a dict added or
+    dropped is listed."""
     out = []
     before = before if isinstance(before, dict) else {}
     for key in after:
@@ -166,6 +168,11 @@ def differences(before, after, path=()):
         elif key not in before or value != old:
             out.append({"path": ".".join(where), "current": _shown(str(key), old),
                         "declared": _shown(str(key), value)})
+    for key in before:
+        if key in after or before[key] is None:
+            continue
+        out.extend(dict(item, current=item["declared"], declared=None)
+                   for item in differences(None, {key: before[key]}, path))
     return out
 
 
@@ -197,6 +204,8 @@ class Resource:
         self.duplicates = {}
         #: {key: id} the copy that stands for a duplicated key (chosen by the engine)
         self.kept = {}
+        #: differences the device offers no way to write, named by ``attainable`` (warnings)
+        self.unwritable = []
 
     # The engine calls the hooks in this order (reconcile): check, read_for, check_against,
     # prepare, then plan (normalise, defaults), check_planned, and the writes (create, update,
@@ -264,6 +273,12 @@ class Resource:
     def normalise(self, obj):
         return obj
 
+    def attainable(self, before, target):
+        """``(target, notes)``: ``target`` (normalised) as the device's writes can make it from
+        ``before``, and a note naming each difference the device offers no way to write (kept
+        as ``before`` has it, so the plan holds only changes some request carries)."""
+        return target, []
+
     def create(self, after):
         raise NotImplementedError
 
@@ -293,6 +308,9 @@ def plan(resource, current, desired, state):
     for key, obj in wanted.items():
         base = current.get(key) if state == "merged" and key in current else resource.defaults()
         target = resource.normalise(merge(base, obj, resource.atomic))
+        if key in current:
+            target, notes = resource.attainable(current[key], target)
+            resource.unwritable.extend(notes)
         if key not in current:
             changes.append(Change("create", key, after=target))
         elif target != resource.normalise(current[key]):
@@ -406,6 +424,7 @@ def reconcile(resource, config, state, check_mode):
     if problems:
         raise InputError(problems)
     changes += [Change("delete", key, before=obj, copy=resource.element_id(element)) for key, element, obj in extras]
+    warnings += resource.unwritable
     if changes and not check_mode:
         resource.apply_changes(changes)
     before_list = [resource.normalise(obj) for obj in current.values()]

@@ -19,6 +19,9 @@ description:
     included (others are deleted, profiles after the inputs that used them), then SNMP, converters, time and log
     settings. FM monitor, its whole configuration in one write when it differs, then tuners, thresholds and
     schedules where they still differ, time and log settings.
+  - A difference the device offers no way to write (an analyzer's stopped converter keeps the settings of its
+    last start, a profile update cannot remove a field) is left as it is, with a warning naming it; it is not a
+    change.
   - A restore that stops halfway reports per section what was written, not written or unknown; run it again to
     complete it.
   - The device keeps its own address and hostname unless O(network=true); restored network settings take effect

@@ -39,8 +39,14 @@ description:
     module run per part, as before.
   - The work is the same as one task per part, with one task per device instead of one per part (Ansible's cost
     per task, docs/performance.md). The modules run where the task runs (C(delegate_to), execution nodes,
-    mitogen), in check mode and diff mode when the task is. The diff has one entry per changed part, headed
-    with the part's name.
+    mitogen), in check mode and diff mode when the task is. The diff has one entry per changed settings part
+    (network, time, logging, snmp), headed with the part's name, and one per object that differs in a list part,
+    headed with the part's and the object's name.
+  - "For example C(alert_profiles: Strict) or C(thresholds: tuner 3) heads the diff of one object."
+  - What changed (in check mode, what would change) is shown in the default output without C(-v), one line per
+    object of a list part and one per settings part, after the host's name; the same lines are in
+    RV(changes_summary).
+  - "For example C(ts-001: inputs: update MC 01: source.multicast.port 5000 -> 5002)."
   - When a part fails while it is written (the device refuses or fails a write the plan could not foresee), the parts
     after it are not run, and the message names the failed part, the parts applied before it (changed or not) and
     those not applied.
@@ -174,6 +180,16 @@ reboot_needed:
   description: Whether a part needs a reboot to take effect (a network change without O(reboot)).
   returned: always
   type: bool
+changes_summary:
+  description:
+    - What the task changed (in check mode, would change), one line per object of a list part (its action, its
+      name, and for an update each field that differs, C(current -> declared), a dropped field C((removed))) and
+      one per settings part (each field that differs). Secrets are hidden and the user-info of an address or URL
+      is masked.
+  returned: when the task changed something
+  type: list
+  elements: str
+  sample: ["inputs: update MC 01: source.multicast.port 5000 -> 5002", 'logging: level "info" -> "warning"']
 failed_part:
   description: The part whose module failed.
   returned: failure of a part

@@ -224,8 +224,9 @@ changes:
   description:
     - What was (or in check mode, would be) written, one entry per tuner.
     - Each update carries C(differences), what differs field by field, with C(path) (nested keys joined by dots),
-      C(current) and C(declared); lists are compared whole; secrets are hidden and the user-info of an address
-      or URL is masked.
+      C(current) and C(declared); lists are compared whole; a field the update drops (a nested object replaced
+      whole without it) has C(declared=null), one it adds C(current=null); secrets are hidden and the user-info
+      of an address or URL is masked.
   returned: when O(state) is neither V(gathered), V(parsed) nor V(rendered)
   type: list
   elements: dict

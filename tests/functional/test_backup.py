@@ -162,3 +162,36 @@ def test_documented_examples_run_as_written(play, sim):
     for task, result in zip(tasks, out.results):
         assert result.get("failed") is not True, (task["name"], result)
     assert out[1]["changed"] is False  # restoring what was just backed up changes nothing
+
+
+def test_restore_reports_no_change_the_device_cannot_make(play, sim, tmp_path):
+    """A backup taken while converter 1 had never been started holds it stopped without
+    settings; once the converter kept settings (a start and a stop), the analyzer offers no
+    way to clear them: the restore warns and reports no change, in check mode and for real."""
+    device = sim.fleet.by_name("ts-002")
+    sim.call(device.power_cycle)
+    sim.call(device.reset)
+    saved = tmp_path / "never-started.json"
+    out = play.run([module("device_backup", device, dest=str(saved))], device.name)
+    assert out[0].get("failed") is not True, out[0]
+    held = json.loads(saved.read_text())["raw"]["converters"][0]
+    assert held["port"] == 1 and held["running"] is False and held.get("multicast_address") is None
+    api = Http(device)
+    api.post("/converter/1/start", {"multicast_address": "239.7.7.7", "multicast_port": 7000, "interface": "eth1",
+                                    "ttl": 9})
+    requests.get(api.base + "/converter/1/stop", headers=api.headers, timeout=5)
+    kept = api.get("/converter/1")
+    assert kept["running"] is False and kept["multicast_address"] == "239.7.7.7"
+    restore = module("device_restore", device, src=str(saved))
+    for check in (True, False):
+        sim.call(device.requests.clear)
+        out = play.run([restore, restore, restore], device.name, check=check, diff=True)
+        for result in out.results:
+            assert result.get("failed") is not True, result
+            assert result["changed"] is False and result["changed_sections"] == [], result
+            assert result["diff"] == {"before": {}, "after": {}}, result["diff"]
+            warning = " ".join(result.get("warnings", []))
+            assert "converters: ASI port 1" in warning and "multicast_address=239.7.7.7" in warning, result
+            assert "no way to clear" in warning
+        assert sim.call(device.writes) == [], check
+    assert api.get("/converter/1") == kept

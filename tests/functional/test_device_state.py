@@ -37,7 +37,7 @@ def test_check_diff_apply_and_a_second_run_that_changes_nothing(play, sim, ts):
     predicted = play.run([wanted], ts.name, check=True)[0]
     assert writes(sim, ts) == []
     assert predicted["changed"] is True and sorted(predicted["parts"]) == ["inputs", "snmp"]
-    assert [d["before_header"] for d in predicted["diff"]] == ["snmp", "inputs"]
+    assert [d["before_header"] for d in predicted["diff"]] == ["snmp", "inputs: Mux 1"]
 
     clear_log(sim, ts)
     out = play.run([wanted, wanted], ts.name)
@@ -239,3 +239,44 @@ def test_check_mode_takes_inputs_naming_a_profile_declared_with_them(play, sim, 
         assert predicted["changed"] is True and predicted["diff"] == applied["diff"]
         assert predicted["parts"]["inputs"]["changes"] == applied["parts"]["inputs"]["changes"]
         assert predicted["parts"]["alert_profiles"]["profile_ids"] == {"Default": 1, "Site Prof": None}
+
+
+def output_lines(output):
+    return [line.rstrip() for line in output.splitlines()]
+
+
+def test_a_run_says_what_changed_per_object_and_the_diff_names_each_object(play, sim, ts, fm):
+    """Issue 30 item 7: without -v each change is one line (part, object, fields), and each
+    object that differs is a diff of its own headed with its name (the FM monitor's by tuner)."""
+    strict = {"name": "Strict", "errors": {"pcr_accuracy_error": {"threshold": 5}, "continuity_count_error": {"threshold": 1}}}
+    mux = {"name": "MC 01", "source": {"multicast": {"address": "239.1.1.1", "port": 5000, "source_address": "10.0.0.7"}}}
+    setup = play.run([state(ts, {"alert_profiles": [strict], "inputs": [mux]})], ts.name)[0]
+    assert setup.get("failed") is not True, setup
+    moved = {"name": "MC 01", "source": {"multicast": {"address": "239.1.1.1", "port": 5002}}}
+    stricter = {"name": "Strict", "errors": {"pcr_accuracy_error": {"threshold": 10}}}
+    change = state(ts, {"alert_profiles": [stricter], "inputs": [moved], "logging": {"level": "warning"}})
+    for check in (True, False):
+        out = play.run([change], ts.name, check=check)
+        result = out[0]
+        assert result.get("failed") is not True, result
+        expected = ['logging: level "info" -> "warning"',
+                    "alert_profiles: update Strict: errors.pcr_accuracy_error.threshold 5 -> 10",
+                    "inputs: update MC 01: source.multicast.port 5000 -> 5002,"
+                    ' source.multicast.source_address "10.0.0.7" -> (removed)']
+        assert result["changes_summary"] == expected, result["changes_summary"]
+        lines = output_lines(out.output)
+        for line in expected:
+            assert "%s: %s" % (ts.name, line) in lines, (line, out.output)
+        # one diff per object, headed with the part and the object's name
+        assert [d["before_header"] for d in result["diff"]] == ["logging", "alert_profiles: Strict", "inputs: MC 01"]
+        assert "--- before: alert_profiles: Strict" in lines and "+++ after: inputs: MC 01" in lines
+    again = play.run([change], ts.name)
+    assert again[0]["changed"] is False and "changes_summary" not in again[0]
+    assert not [line for line in output_lines(again.output) if line.startswith("%s: inputs:" % ts.name)]
+
+    out = play.run([state(fm, {"tuners": [{"tuner_id": 3, "stream": {"url": "udp://239.5.5.5:1234"}}]})], fm.name)
+    assert out[0].get("failed") is not True, out[0]
+    assert out[0]["changes_summary"] == ['tuners: update tuner 3: stream.url "udp://239.1.1.4:1234" ->'
+                                         ' "udp://239.5.5.5:1234"'], out[0]["changes_summary"]
+    assert "%s: %s" % (fm.name, out[0]["changes_summary"][0]) in output_lines(out.output)
+    assert "--- before: tuners: tuner 3" in output_lines(out.output)

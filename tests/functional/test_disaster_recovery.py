@@ -282,3 +282,25 @@ def test_device_after_reset_and_restore_answers_as_before(play, fleet, tmp_path,
 
     after = ANSWERS[kind](Device(device))
     assert differences(before, after) == []
+
+
+def test_restore_leaves_a_profile_field_it_cannot_remove_with_a_warning(play, fleet, tmp_path):
+    """A profile update merges: a field the analyzer keeps on a profile and the backup lacks
+    cannot be removed. The restore says so and reports no change, in check mode and for real."""
+    if not fleet.keeps or fleet.fm_conf != "complete":
+        pytest.skip("an analyzer that keeps unknown fields (one variant is enough)")
+    device = fleet.fleet.of_kind("ts_analyzer")[0]
+    fleet.call(device.reset)
+    saved = tmp_path / "backup.json"
+    assert play.run([module("device_backup", device, dest=str(saved))], device.name)[0].get("failed") is not True
+    api = Device(device)
+    api.post("/profiles/1", {"owner": "noc"})
+    assert api.get("/profiles")[0]["owner"] == "noc"
+    restore = module("device_restore", device, src=str(saved))
+    for check in (True, False):
+        fleet.call(device.requests.clear)
+        for result in play.run([restore, restore, restore], device.name, check=check).results:
+            assert result.get("failed") is not True and result["changed"] is False, result
+            assert any("alert_profiles: profile 'Default': the device has field(s) owner that the backup does not"
+                       in warning for warning in result.get("warnings", [])), result
+        assert fleet.call(device.writes) == []

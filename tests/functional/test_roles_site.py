@@ -115,9 +115,15 @@ def test_site_converges_idempotent_one_login_and_audit(fleet):
         kinds = [r["kind"] for r in fleet.requests(name)]
         assert kinds.count("login") == 1 and "write" not in kinds and "action" not in kinds, (name, kinds)
 
-    # site.yml repairs exactly what drifted.
-    code, output = site(fleet, "-e", "ts_analyzer_purge=true")
+    # site.yml repairs exactly what drifted, and says so (issue 30 item 7): one line per object
+    # without -v, and with --diff one diff per object, headed with its name.
+    code, output = site(fleet, "-e", "ts_analyzer_purge=true", "--diff")
     assert code == 0, output
+    lines = [line.rstrip() for line in output.splitlines()]
+    for line in ('ts-001: inputs: update Mux 1: monitoring "stopped" -> "started", source.multicast.port 5002 -> 5000',
+                 "ts-002: inputs: delete Stray", "fm-001: tuners: update tuner 0: frequency 99900 -> 94800",
+                 "--- before: inputs: Mux 1", "+++ after: inputs: Stray", "--- before: tuners: tuner 0"):
+        assert line in lines, (line, output)
     counts = recap(output)
     assert {name: counts[name]["changed"] for name in DEVICES} == {"ts-001": 1, "ts-002": 1, "fm-001": 1, "fm-002": 0}, output
     assert not fleet.sim.call(lambda: [i for i in fleet.sim.fleet.by_name("ts-002").state["inputs"].values()

@@ -37,8 +37,10 @@ def test_create_then_idempotent_then_update(play, sim, ts):
     moved = dict(MUX, source={"multicast": {"address": "239.1.1.1", "port": 5002}})
     out = play.run([input_task(ts, "merged", [moved])], ts.name)
     assert out[0]["changed"] is True
+    # the source is replaced whole: the source address it drops is a difference too
     assert out[0]["changes"] == [{"action": "update", "key": "Mux 1", "differences": [
-        {"path": "source.multicast.port", "current": 5000, "declared": 5002}]}]
+        {"path": "source.multicast.port", "current": 5000, "declared": 5002},
+        {"path": "source.multicast.source_address", "current": "10.0.0.7", "declared": None}]}]
     assert [(w["method"], w["path"]) for w in write_log(sim, ts)] == [("POST", "/api/inputs/1")]
     mux = {i["name"]: i for i in ts_inputs(play, ts)}["Mux 1"]
     assert mux["config"]["eth"]["multicast"] == {"multicast_address": "239.1.1.1", "multicast_port": 5002}

@@ -16,6 +16,7 @@ Examples are derandomized (seeded by the test, repeatable, no example database).
 import copy
 import datetime
 import ipaddress
+import json
 import string
 
 from hypothesis import HealthCheck, given, settings
@@ -84,11 +85,15 @@ def run_examples(example, kind, count):
 def apply_twice(sim, device, calls, count):
     """Run each (module, args) of ``calls`` (the first run), then all of them again (the
     second run); returns the first results, the second results and the second run's writes."""
-    first = [run_module(name, args) for name, args in calls]
-    for (name, unused_args), result in zip(calls, first):
-        assert not result.get("failed"), (name, result.get("msg"))
-    count.first_run_writes += len(sim.call(device.writes))  # the reset cleared the log
-    sim.call(device.requests.clear)
+    first = []
+    for name, args in calls:
+        first.append(run_module(name, args))
+        assert not first[-1].get("failed"), (name, first[-1].get("msg"))
+        # the result agrees with the requests sent: a change no request carries is no change
+        writes = sim.call(device.writes)
+        assert first[-1]["changed"] == bool(writes), (name, first[-1].get("changes"), writes)
+        count.first_run_writes += len(writes)  # the reset cleared the log
+        sim.call(device.requests.clear)
     second = [run_module(name, args) for name, args in calls]
     writes = sim.call(device.writes)
     for (name, unused_args), result in zip(calls, second):
@@ -266,6 +271,79 @@ def test_ts_analyzer_idempotent_at_scale(sim):
         count.read_back(got, expected)
 
     run_examples(example, "ts_analyzer", count)
+
+
+RESTORE_EXAMPLES = 40
+RESTORE_SETTINGS = settings(SETTINGS, max_examples=RESTORE_EXAMPLES)
+
+
+def restore_agrees_with_requests(sim, device, conn, saved):
+    """device_restore of ``saved``: check mode sends no write and plans what the real run
+    reports; the real run reports a change exactly when it sent a write (a difference no
+    request can carry is a warning, not a change); a second restore changes nothing. Returns
+    the real run's result."""
+    restore = dict(conn, src=str(saved))
+    sim.call(device.requests.clear)
+    checked = run_module("device_restore", restore, check=True)
+    assert not checked.get("failed"), checked.get("msg")
+    assert sim.call(device.writes) == [], "check mode wrote"
+    applied = run_module("device_restore", restore)
+    assert not applied.get("failed"), applied.get("msg")
+    writes = sim.call(device.writes)
+    assert applied["changed"] == bool(writes), (applied["changed_sections"], applied.get("warnings"), writes)
+    for key in ("changed", "warnings"):
+        assert checked.get(key) == applied.get(key), (key, checked.get(key), applied.get(key))
+    if not checked.get("not_planned"):
+        assert checked["changed_sections"] == applied["changed_sections"]
+    sim.call(device.requests.clear)
+    again = run_module("device_restore", restore)
+    assert not again.get("failed"), again.get("msg")
+    assert again["changed"] is False and sim.call(device.writes) == [], (again["changed_sections"], again["diff"])
+    assert again.get("warnings") == applied.get("warnings")
+    return applied
+
+
+def without_kept_converter_settings(doc):
+    """A backup's converters without the settings of the stopped ones (the analyzer keeps
+    them after a stop and has no way to clear them)."""
+    for conv in doc["raw"]["converters"]:
+        if not conv["running"]:
+            for key in ("multicast_address", "multicast_port", "interface", "ttl"):
+                conv.pop(key, None)
+    return doc
+
+
+def test_ts_analyzer_restore_reports_what_it_writes(sim, tmp_path):
+    """Backup of one random state, another random state (its converters sometimes stopped
+    after they ran, so that they keep settings), restore: see restore_agrees_with_requests;
+    a backup after the restore equals the first one, but for the kept settings of stopped converters."""
+    device = sim.fleet.by_name("ts-002")
+    conn = connection(device)
+    saved, again = tmp_path / "saved.json", tmp_path / "again.json"
+    count = Counter()
+
+    @RESTORE_SETTINGS
+    @given(kept=ts_desired(), other=ts_desired(), stop=st.lists(st.sampled_from([1, 2]), max_size=2, unique=True))
+    def example(kept, other, stop):
+        sim.call(device.reset)
+        for name, args in ts_calls(device, kept):
+            assert not run_module(name, args).get("failed"), name
+        assert not run_module("device_backup", dict(conn, dest=str(saved))).get("failed")
+        # whatever of the other state the device takes (a profile the kept inputs use stays)
+        for name, args in ts_calls(device, other) + [("ts_converter", dict(conn, config=[
+                {"asi_port": port, "running": False} for port in stop]))]:
+            run_module(name, args)
+        applied = restore_agrees_with_requests(sim, device, conn, saved)
+        count.first_run_writes += applied["changed"]
+        assert not run_module("device_backup", dict(conn, dest=str(again))).get("failed")
+        count.read_back(without_kept_converter_settings(json.loads(again.read_text())),
+                        without_kept_converter_settings(json.loads(saved.read_text())))
+
+    try:
+        example()
+    finally:
+        figures.add("idempotency", "ts_analyzer restores checked against the request log", count.applied)
+    assert count.applied >= RESTORE_EXAMPLES
 
 
 # -- FM monitor --------------------------------------------------------------------------------
@@ -459,6 +537,36 @@ def test_fm_monitor_idempotent_at_scale(sim):
         count.read_back(got, expected)
 
     run_examples(example, "fm_monitor", count)
+
+
+def test_fm_monitor_restore_reports_what_it_writes(sim, tmp_path):
+    """As test_ts_analyzer_restore_reports_what_it_writes, on the FM monitor."""
+    device = sim.fleet.by_name("fm-002")
+    conn = connection(device)
+    saved, again = tmp_path / "saved.json", tmp_path / "again.json"
+    count = Counter()
+
+    @RESTORE_SETTINGS
+    @given(kept=fm_desired(), other=fm_desired())
+    def example(kept, other):
+        sim.call(device.reset)
+        for desired, required in ((kept, True), (other, False)):
+            desired = away_from_now(copy.deepcopy(desired))
+            for module in ("fm_thresholds", "fm_schedule", "fm_tuner"):
+                result = run_module(module, dict(conn, **desired[module]))
+                assert not (required and result.get("failed")), (module, result.get("msg"))
+            if required:
+                assert not run_module("device_backup", dict(conn, dest=str(saved))).get("failed")
+        applied = restore_agrees_with_requests(sim, device, conn, saved)
+        count.first_run_writes += applied["changed"]
+        assert not run_module("device_backup", dict(conn, dest=str(again))).get("failed")
+        count.read_back(json.loads(again.read_text()), json.loads(saved.read_text()))
+
+    try:
+        example()
+    finally:
+        figures.add("idempotency", "fm_monitor restores checked against the request log", count.applied)
+    assert count.applied >= RESTORE_EXAMPLES
 
 
 def test_fm_thresholds_zero_max_with_a_min(sim):

@@ -307,8 +307,27 @@ def test_differences_name_each_changed_leaf_with_both_values():
 
 def test_differences_of_a_field_that_becomes_a_dict_or_is_new():
     assert differences({"source": {"asi": {"port": 1}}}, {"source": {"multicast": {"port": 5000}}}) == [
-        {"path": "source.multicast.port", "current": None, "declared": 5000}]
+        {"path": "source.multicast.port", "current": None, "declared": 5000},
+        {"path": "source.asi.port", "current": 1, "declared": None}]
     assert differences({}, {"level": "info"}) == [{"path": "level", "current": None, "declared": "info"}]
+
+
+def test_differences_list_the_fields_a_replaced_object_drops():
+    before = {"name": "BBC One HD", "source": {"multicast": {"address": "239.1.1.1", "port": 5000,
+                                                             "source_address": "10.0.0.7"}},
+              "scte35": True, "thumbnails": {"enabled": True, "pid": 256}, "note": None}
+    after = {"name": "BBC One HD", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}}}
+    assert differences(before, after) == [
+        {"path": "source.multicast.source_address", "current": "10.0.0.7", "declared": None},
+        {"path": "scte35", "current": True, "declared": None},
+        {"path": "thumbnails.enabled", "current": True, "declared": None},
+        {"path": "thumbnails.pid", "current": 256, "declared": None},
+    ]  # a field that was not set (None) is not a difference
+    dropped = differences({"stream": {"url": "udp://bob:secret@239.1.1.1:1234"}, "password": "old"}, {})
+    assert dropped == [{"path": "stream.url", "current": "udp://***@239.1.1.1:1234", "declared": None},
+                       {"path": "password", "current": "********", "declared": None}]
+    update = Change("update", "BBC One HD", before=before, after=after)
+    assert [d["path"] for d in update.summary(detail=True)["differences"]][0] == "source.multicast.source_address"
 
 
 def test_differences_hide_secrets_and_mask_user_info():
