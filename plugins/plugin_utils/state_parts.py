@@ -120,6 +120,11 @@ def _per_tuner(name):
                 "config": value if value is not None else []}
         if all_tuners is not None:
             args["all_tuners"] = all_tuners
+        # the schedules part runs first: the tuners its schedules leave active are theirs to set
+        # (in the plan too, where the device does not report them active yet)
+        schedules = results.get("schedules") or {}
+        if name == "tuners" and isinstance(schedules.get("after"), list) and not schedules.get("failed"):
+            args["scheduled_tuners"] = [obj["tuner_id"] for obj in schedules["after"] if obj.get("active")]
         return args
     return args_of
 
@@ -164,9 +169,10 @@ PARTS = {
         Part("network", "device_network", dict, _settings("fm_monitor", with_reboot=True)),
         Part("time", "device_time", dict, _settings("fm_monitor")),
         Part("logging", "device_logging", dict, _settings("fm_monitor")),
+        # schedules before tuners: a schedule it activates sets its tuner's state, which the tuners part then leaves
+        Part("schedules", "fm_schedule", list, _per_tuner("schedules"), shared="schedules_all"),
         Part("tuners", "fm_tuner", list, _per_tuner("tuners"), shared="tuners_all"),
         Part("thresholds", "fm_thresholds", list, _per_tuner("thresholds"), shared="thresholds_all"),
-        Part("schedules", "fm_schedule", list, _per_tuner("schedules"), shared="schedules_all"),
     ),
 }
 

@@ -132,7 +132,7 @@ def test_operating_state_with_an_active_schedule_is_refused_before_any_request(p
     allowed = play.run([state(fm, {"tuners": tuners, "schedules_all": {"active": True, "events": weekday},
                                    "schedules": [{"tuner_id": 0, "active": False}]})], fm.name)[0]
     assert allowed.get("failed") is not True, allowed
-    assert allowed["modules"] == ["device_login", "fm_tuner", "fm_schedule", "fm_tuner", "fm_schedule"]  # plan, write
+    assert allowed["modules"] == ["device_login", "fm_schedule", "fm_tuner", "fm_schedule", "fm_tuner"]  # plan, write
 
 
 def test_without_login_once_every_part_logs_in_itself(play, sim, fm):
@@ -141,7 +141,7 @@ def test_without_login_once_every_part_logs_in_itself(play, sim, fm):
     result = play.run([state(fm, parts, login_once=False)], fm.name)[0]
     assert result.get("failed") is not True, result
     # each module run logs in: both parts planned, then the changed one (thresholds) written
-    assert result["modules"] == ["fm_thresholds", "fm_schedule", "fm_thresholds"]
+    assert result["modules"] == ["fm_schedule", "fm_thresholds", "fm_thresholds"]
     assert logins(sim, fm) == 3
     assert result["parts"]["thresholds"]["changed"] is True
 

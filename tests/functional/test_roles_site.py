@@ -195,6 +195,8 @@ def test_the_schedule_puts_tuners_to_sleep_and_site_leaves_them_asleep(fleet):
     # local time (the inventory's timezone is 1): the simulator's clock then runs in real time.
     api = Http(device)
     api.post("/conf/datetime", {"enable_ntp": False, "datetime": "2026-11-23T20:59:57Z", "timezone": 1})
+    for tid in (0, 1):  # on air, as the 06:00 event left them (site.yml ran at the real time of day)
+        api.post("/tuner/%d/state" % tid, {"state": 1})
     assert not _sleeping(fleet, "fm-001", (0, 1))
     deadline = time.monotonic() + 30  # a bound on waiting for the event, not a measurement
     while not _sleeping(fleet, "fm-001", (0, 1)) and time.monotonic() < deadline:
@@ -281,3 +283,50 @@ def test_a_change_that_reboots_is_gated_by_snapshots(fleet):
     code, output = site(fleet, "--limit", "ts-002", "-e", changed)
     assert code != 0 and recap(output)["ts-002"]["failed"] == 1, output
     assert "(id 1): was receiving its stream, now does not" in output, output
+
+
+def _tuner_states(fleet, name):
+    device = fleet.sim.fleet.by_name(name)
+    return fleet.sim.call(lambda: {tid: (t["state"], t["schedule"]["active"])
+                                   for tid, t in enumerate(device.state["tuners"][:2])})
+
+
+def test_a_purge_leaves_a_scheduled_tuner_in_the_state_its_schedule_gives_now(fleet):
+    """Issue 30 item 3: tuner 0's declared schedule is active but was turned off by hand on the
+    device, the tuner still enabled (Thursday 10:00, between the 06:00 and 22:00 events).
+    The audit with purge plans the schedule's re-activation and no state change, and
+    site.yml with purge re-activates it and leaves the tuner enabled, not at factory
+    "disabled". On Monday 05:00, a schedule re-activated by hand-off puts its tuner in the
+    state of its latest event before now, wrapping around the week: Friday 22:00, sleep."""
+    limit = ("-l", "fm-001,localhost")
+    no_time = ("-e", '{"fm_monitor_time": null}')  # or site.yml would switch NTP on and move the clock
+    api = Http(fleet.sim.fleet.by_name("fm-001"))
+    # device local time Thursday 2026-11-26 10:00 (timezone +1)
+    api.post("/conf/datetime", {"enable_ntp": False, "datetime": "2026-11-26T09:00:00Z", "timezone": 1})
+    code, output = site(fleet, *limit, *no_time)
+    assert code == 0, output
+    assert _tuner_states(fleet, "fm-001") == {0: (1, True), 1: (1, True)}, output  # factory disabled: enabled by "now"
+
+    api.post("/tuner/0/schedule", {"active": False})  # by hand; the tuner stays enabled
+    assert _tuner_states(fleet, "fm-001")[0] == (1, False)
+    fleet.clear()
+    report, output = audit(fleet, *limit, *no_time, "-e", "fm_monitor_purge=true")
+    drift = drifted(report)["fm-001"]
+    assert drift == {"schedules": ["update 0: active false -> true"]}, output
+    code, output = site(fleet, *limit, *no_time, "-e", "fm_monitor_purge=true")
+    assert code == 0, output
+    assert _tuner_states(fleet, "fm-001")[0] == (1, True), output
+    states = [r["path"] for r in fleet.requests("fm-001") if r["path"].endswith("/state")]
+    assert states == [], states  # never switched off, not even for a moment
+
+    # Monday 05:00: the latest event is Friday 22:00 (sleep), across the week's end
+    api.post("/conf/datetime", {"enable_ntp": False, "datetime": "2026-11-30T04:00:00Z", "timezone": 1})
+    api.post("/tuner/1/schedule", {"active": False})
+    api.post("/tuner/1/state", {"state": 1})
+    report, output = audit(fleet, *limit, *no_time, "-e", "fm_monitor_purge=true")
+    assert drifted(report)["fm-001"] == {"schedules": ['update 1: active false -> true, operating_state "enabled" -> "sleep"']}, output
+    for expected_changed in (1, 0):
+        code, output = site(fleet, *limit, *no_time, "-e", "fm_monitor_purge=true")
+        assert code == 0 and recap(output)["fm-001"]["changed"] == expected_changed, output
+        assert _tuner_states(fleet, "fm-001") == {0: (1, True), 1: (2, True)}, output
+

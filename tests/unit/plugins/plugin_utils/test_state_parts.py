@@ -43,7 +43,7 @@ def test_only_declared_parts_run_in_the_fixed_order():
 
 def test_an_fm_part_runs_when_either_its_list_or_its_all_tuners_value_is_declared():
     assert [p.module for p in plan("fm_monitor", {"thresholds_all": {"snr": {"min": 15}}, "schedules": []})] == [
-        "fm_thresholds", "fm_schedule"]
+        "fm_schedule", "fm_thresholds"]
     built = args("fm_monitor", {"thresholds_all": {"snr": {"min": 15}}, "tuners": [{"tuner_id": 1}]}, PURGE)
     assert built == {
         "tuners": {"state": "replaced", "config": [{"tuner_id": 1}]},
@@ -102,8 +102,8 @@ def test_bad_parts_are_named_before_anything_runs(device_type, parts, message):
 
 
 def test_every_fm_key_is_offered():
-    assert part_names("fm_monitor") == ["network", "time", "logging", "tuners", "tuners_all", "thresholds",
-                                        "thresholds_all", "schedules", "schedules_all"]
+    assert part_names("fm_monitor") == ["network", "time", "logging", "schedules", "schedules_all", "tuners",
+                                        "tuners_all", "thresholds", "thresholds_all"]
 
 
 def refusals(device_type, parts):
