@@ -105,8 +105,8 @@ def test_bad_parts_fail_before_any_request(play, sim, ts):
     assert out[1]["msg"] == "parts.inputs: must be a list, got dict"
     # a bad later part stops the task before the first part is written (and before the login),
     # whether its argument spec refuses it or a check the spec cannot express
-    assert out[2]["msg"].startswith("invalid parts, nothing was run: parts.converters: "), out[2]["msg"]
-    assert out[3]["msg"].startswith("invalid parts, nothing was run: parts.inputs: config[0] (Mux 1): "
+    assert out[2]["msg"].startswith("invalid parts, nothing was run: parts.converters[0] (asi_port 1): "), out[2]["msg"]
+    assert out[3]["msg"].startswith("invalid parts, nothing was run: parts.inputs[0] (Mux 1): "
                                     "source.multicast.address: must be a multicast address"), out[3]["msg"]
     assert sim.call(lambda: list(ts.requests)) == []
 
