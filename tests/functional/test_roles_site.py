@@ -4,6 +4,7 @@ nothing and reports drift made behind the roles' back."""
 
 import json
 import os
+import re
 import time
 
 import pytest
@@ -330,3 +331,85 @@ def test_a_purge_leaves_a_scheduled_tuner_in_the_state_its_schedule_gives_now(fl
         assert code == 0 and recap(output)["fm-001"]["changed"] == expected_changed, output
         assert _tuner_states(fleet, "fm-001") == {0: (1, True), 1: (2, True)}, output
 
+
+def test_audit_scoped_with_limit_reports_the_hosts_that_ran_and_keeps_each_run(fleet):
+    """Issue 30 item 4: audit.yml --limit ts-001 (localhost not named) writes a report of
+    ts-001 alone, lists the other devices as not audited (neither failed nor drifted), and
+    keeps each run's report under its own UTC timestamp, the latest copied to audit_report.
+    A device whose audit fails is reported as failed, apart from those not audited."""
+    latest = fleet.workdir / "drift.json"
+    report, output = audit(fleet)  # every device: the report a scoped run must not leave in place
+    assert sorted(report["audited"]) == sorted(DEVICES) and report["not_audited"] == [], output
+    first = report["report"]
+    time.sleep(1.1)  # the next run's report gets another (whole-second) timestamp
+    report, output = audit(fleet, "--limit", "ts-001")
+    assert "skipping: no hosts matched" not in output, output
+    assert report["audited"] == ["ts-001"] and list(report["drift"]) == ["ts-001"], output
+    assert sorted(report["not_audited"]) == ["fm-001", "fm-002", "ts-002"], output
+    assert report["failed"] == {} and report["devices_with_drift"] == ["ts-001"], output
+    assert "1 of 1 device(s) differ from the declared state; 3 not audited" in output, output
+    assert "fm-001     (not audited)    -      not in this run" in output, output
+    runs = sorted(p.name for p in fleet.workdir.glob("drift-*.json"))
+    assert len(runs) == 2 and os.path.basename(first) == runs[0], runs
+    assert re.fullmatch(r"drift-\d{8}T\d{6}Z\.json", runs[1]) and report["report"].endswith(runs[1]), runs
+    assert json.loads((fleet.workdir / runs[1]).read_text()) == json.loads(latest.read_text())
+    assert json.loads((fleet.workdir / runs[0]).read_text())["audited"] != ["ts-001"]  # the earlier run is kept
+
+    # ts-002 cannot log in: its audit failed; fm-00x were not audited; ts-001 was
+    inventory = yaml.safe_load(fleet.hosts.read_text())
+    for group in inventory["all"]["children"].values():
+        if "ts-002" in (group.get("hosts") or {}):
+            group["hosts"]["ts-002"]["ts_analyzer_password"] = "not-the-password"
+    broken = fleet.workdir / "broken.yml"
+    broken.write_text(yaml.safe_dump(inventory))
+    proc = ansible_playbook(fleet.sim, fleet.collections_path, fleet.workdir,
+                            ["-i", str(broken), "-i", os.path.join(ROOT, "playbooks", "inventory"),
+                             os.path.join(ROOT, "playbooks", "audit.yml"), "-e", "audit_report=%s" % latest,
+                             "--limit", "ts-001,ts-002,localhost"])
+    assert proc.returncode != 0 and recap(proc.output)["ts-002"]["failed"] == 1, proc.output
+    report = json.loads(latest.read_text())
+    assert report["audited"] == ["ts-001"] and list(report["failed"]) == ["ts-002"], report
+    assert "login" in report["failed"]["ts-002"], report
+    assert sorted(report["not_audited"]) == ["fm-001", "fm-002"] and "ts-002" not in report["drift"], report
+    assert "ts-002     (audit failed)   FAILED" in proc.output, proc.output
+    assert "1 of 1 device(s) differ from the declared state; 1 failed; 2 not audited" in proc.output, proc.output
+
+
+def test_audit_names_what_a_reboot_waits_for_and_lists_what_is_not_declared(fleet):
+    """Issue 30 item 9: after site.yml changed network and logging without a reboot, the
+    device reports a reboot pending but not after what: the audit says so, without naming
+    sections that do not change now; a network change the audit plans is named alone. An
+    input added by hand is listed, without purge, as on the device and not declared
+    (information: neither drift nor failure); with purge it is drift."""
+    limit = ("--limit", "ts-001")
+    code, output = site(fleet, *limit)
+    assert code == 0, output
+    code, output = fleet.playbook(str(_stray_input(fleet)))
+    assert code == 0, output
+
+    report, output = audit(fleet, *limit)
+    assert report["devices_with_drift"] == [] and drifted(report) == {}, output
+    assert report["not_declared"] == {"ts-001": {"inputs": ["Stray"]}}, report["not_declared"]
+    assert "ts-001     inputs           info   on the device, not declared: Stray" in output, output
+    assert report["reboot_pending"] == {"ts-001": {"after": [], "earlier_change": True}}, output
+    assert "pending after" not in output and "reboot pending from an earlier change" in output, output
+
+    report, output = audit(fleet, *limit, "-e", '{"ts_analyzer_network": {"dns": ["192.0.2.99"]}}')
+    assert list(drifted(report)["ts-001"]) == ["network"], output
+    assert report["reboot_pending"]["ts-001"]["after"] == ["network"], report["reboot_pending"]
+    assert "pending after: network;" in output and "logging" not in report["reboot_pending"]["ts-001"]["after"]
+
+    report, output = audit(fleet, *limit, "-e", "ts_analyzer_purge=true")
+    assert drifted(report)["ts-001"] == {"inputs": ["delete Stray"]}, output
+    assert report["not_declared"] == {}, report["not_declared"]
+
+
+def _stray_input(fleet):
+    device = fleet.sim.fleet.by_name("ts-001")
+    play = [{"name": "Add an input by hand", "hosts": "localhost", "gather_facts": False, "tasks": [
+        {"name": "Add Stray on ts-001", "broadcast.monitoring.ts_input": {
+            "host": device.address, "port": device.port, "password": "admin",
+            "config": [{"name": "Stray", "source": {"multicast": {"address": "239.9.9.9", "port": 5000}}}]}}]}]
+    path = fleet.workdir / "stray.yml"
+    path.write_text(yaml.safe_dump(play, sort_keys=False))
+    return path
