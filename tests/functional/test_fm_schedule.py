@@ -85,6 +85,24 @@ def test_merged_replaces_listed_days_and_replaced_the_whole_schedule(play, sim, 
     assert tuners(sim, fm)[2]["state"] == 2
 
 
+def test_the_user_role_activates_a_schedule_and_warns_that_the_state_follows_at_the_next_event(play, sim, fm):
+    """Setting a tuner's state needs the admin role (spec: admin has "state"): with the user
+    role the schedule is written and the module says the tuner keeps its state until the next
+    event, instead of failing."""
+    set_clock(fm, "2026-11-23T09:00:00Z")  # Monday 10:00 on the device
+    clear_log(sim, fm)
+    out = play.run([task("fm_schedule", fm, role="user", config=[{"tuner_id": 3, "active": True,
+                                                                  "events": {"monday": DAY}}])], fm.name)
+    result = ok(out[0])
+    assert result["changed"] is True and "scheduled_states" not in result
+    assert [p for unused, p in writes(sim, fm)] == ["/api/tuner/3/schedule"]
+    said = " ".join(out.output.split())  # a long warning may be wrapped
+    assert ("tuner 3: its schedule gives enabled at the device's time (monday 10:0" in said
+            and "role user cannot set a tuner's operating state (admin can), so it stays disabled until the next"
+            " event" in said), out.output
+    assert tuners(sim, fm)[3]["state"] == 0
+
+
 def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, fm):
     play.run([task("fm_schedule", fm, config=[{"tuner_id": 0, "active": True, "events": {"monday": DAY}}])], fm.name)
     clear_log(sim, fm)
