@@ -283,6 +283,12 @@ def _unsupported(spec, value, path=()):
     return found
 
 
+def _dotted(path):
+    """``events.friday[0].stat``: keys joined by dots, list indexes in brackets."""
+    return "".join("[%d]" % step if isinstance(step, int) else ("." if index else "") + str(step)
+                   for index, step in enumerate(path))
+
+
 def _label(part, path, args, names):
     """``(where, rest)``: the user's name of the variable, with the list item (its index and
     key), that holds ``path`` in ``part``'s module arguments, and the path inside it."""
@@ -361,8 +367,8 @@ def refused(part, args, names=parts_names):
     unknown = []
     for path, key, close in _unsupported(spec, args):
         where, inside = _label(part, path, args, names)
-        dotted = ".".join(str(step) for step in inside + (key,))
-        hint = ".".join(str(step) for step in inside + (close,)) if close else None
+        dotted = _dotted(inside + (key,))
+        hint = _dotted(inside + (close,)) if close else None
         unknown.append("%s: %s is not an option%s" % (where, dotted, " (did you mean %s?)" % hint if hint else ""))
     problems, params = spec_problems(spec, args)
     if unknown or problems:

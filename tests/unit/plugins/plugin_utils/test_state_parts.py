@@ -137,14 +137,13 @@ def test_unknown_options_are_named_as_the_user_wrote_them():
     assert problems == [
         "fm_monitor_schedules[0] (tuner 2): activ is not an option (did you mean active?)",
         "fm_monitor_schedules_all: events.Monday is not an option (did you mean events.monday?)",
-        "fm_monitor_schedules_all: events.friday.0.stat is not an option (did you mean events.friday.0.state?)",
+        "fm_monitor_schedules_all: events.friday[0].stat is not an option (did you mean events.friday[0].state?)",
         "fm_monitor_schedules_all: value of state must be one of: disabled, enabled, sleep, got: on"
         " (in events.friday)",
         "fm_monitor_tuners[1] (tuner 1): frequncy is not an option (did you mean frequency?)",
     ], problems
-    parts = {"inputs": [{"name": "Mux 1"}, {"name": "Mux 2", "alert_profle": "Strict",
-                                             "source": {"multicast": {"adress": "239.1.1.1"}}}],
-             "network": {"dnss": ["192.0.2.1"]}}
+    mux2 = {"name": "Mux 2", "alert_profle": "Strict", "source": {"multicast": {"adress": "239.1.1.1"}}}
+    parts = {"inputs": [{"name": "Mux 1"}, mux2], "network": {"dnss": ["192.0.2.1"]}}
     problems = [problem for part in plan("ts_analyzer", parts)
                 for problem in refused(part, module_args(part, parts, KEEP, {}), role_names("ts_analyzer"))]
     assert problems == [
