@@ -517,7 +517,7 @@ def follow_schedules(resource, result, check_mode):
             continue
         if not check_mode:
             post_to_tuner(resource.client, tid, dev.TUNER_STATE % tid, {"state": dev.STATE_NAMES.index(state)})
-        states.append({"tuner_id": tid, "before": now, "after": state, "device_time": "%s %s" % at})
+        states.append({"tuner_id": tid, "before": now, "after": state, "datetime": time_read.get("datetime")})
         difference = {"path": "operating_state", "current": now, "declared": state}
         for change in result["changes"]:
             if change["key"] == tid:

@@ -210,11 +210,12 @@ scheduled_states:
   description:
     - The tuners whose schedule was written active and whose operating state was not the one the schedule gives at
       the device's time (its latest event before now, wrapping around the week), so the module set it (in check
-      mode, would set it). The tuner's entry in RV(changes) carries the difference at C(operating_state) too.
+      mode, would set it), with the device's C(datetime) that the state was taken at. The tuner's entry in
+      RV(changes) carries the difference at C(operating_state) too.
   returned: when a tuner's state was (or would be) set
   type: list
   elements: dict
-  sample: [{"tuner_id": 0, "before": "disabled", "after": "enabled", "device_time": "thursday 10:31"}]
+  sample: [{"tuner_id": 0, "before": "disabled", "after": "enabled", "datetime": "2026-11-26T10:31:05+01:00"}]
 requests:
   description: HTTP requests this invocation sent, by kind.
   returned: success

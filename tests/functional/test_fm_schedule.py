@@ -78,9 +78,9 @@ def test_merged_replaces_listed_days_and_replaced_the_whole_schedule(play, sim, 
     assert [p for unused, p in writes(sim, fm)] == [
         "/api/tuner/2/schedule", "/api/tuner/2/state", "/api/tuner/2/schedule", "/api/tuner/2/schedule",
         "/api/tuner/2/state", "/api/tuner/2/schedule"]
-    followed = [[(s["tuner_id"], s["before"], s["after"], s["device_time"][:len("wednesday 10")])
+    followed = [[(s["tuner_id"], s["before"], s["after"], s["datetime"][:len("2026-11-25T10")])
                  for s in r.get("scheduled_states", [])] for r in out.results]
-    assert followed == [[(2, "disabled", "enabled", "wednesday 10")], [], [(2, "enabled", "sleep", "wednesday 10")],
+    assert followed == [[(2, "disabled", "enabled", "2026-11-25T10")], [], [(2, "enabled", "sleep", "2026-11-25T10")],
                         [], []], followed
     assert tuners(sim, fm)[2]["state"] == 2
 
