@@ -25,10 +25,12 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts i
     PartError,
     joined,
     module_args,
+    parts_names,
     plain,
     plan,
     purge_of,
     refused,
+    role_names,
     scheduled_states,
     spec_problems,
 )
@@ -67,9 +69,12 @@ class ActionModule(DirectExecutionAction):
                        "reboot": args["reboot"]}
         except PartError as error:
             return dict(result, failed=True, msg=str(error))
+        # a role's user wrote role variables (<role>_<part>): problems name those
+        names = role_names(self._task._role.get_name(include_role_fqcn=False)) if (
+            args["check_role_variables"] and self._task._role is not None) else parts_names
         problems = [problem for part in declared if module_args(part, args["parts"], options, {}) is not None
-                    for problem in refused(part, module_args(part, args["parts"], options, {}))]
-        problems += scheduled_states(args["device_type"], args["parts"])
+                    for problem in refused(part, module_args(part, args["parts"], options, {}), names)]
+        problems += scheduled_states(args["device_type"], args["parts"], names)
         if problems:
             return dict(result, failed=True, msg="invalid parts, nothing was run: %s" % "; ".join(problems))
         try:

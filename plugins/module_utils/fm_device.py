@@ -298,6 +298,40 @@ def schedule_from_device(tuner_id, raw):
                              for e in sorted(events.get(day, []), key=lambda e: e["minute"])] for day in DAYS}}
 
 
+def device_clock(time_read):
+    """``(day index 0 = Monday, minute of the day)`` on the device's own clock, from what
+    ``read_time`` gives: its ``datetime`` (ISO 8601) in its ``timezone`` (UTC offset in hours;
+    a datetime without an offset is taken as local time). None when the datetime cannot be read."""
+    text = str(time_read.get("datetime") or "").strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        stamp = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if stamp.tzinfo is not None and isinstance(time_read.get("timezone"), int):
+        stamp = stamp.astimezone(datetime.timezone(datetime.timedelta(hours=time_read["timezone"])))
+    return stamp.weekday(), stamp.hour * 60 + stamp.minute
+
+
+def state_at(schedule, day, minute):
+    """The operating state ``schedule`` (fm_schedule's shape) gives at ``day`` (0 = Monday) and
+    ``minute``: that of its latest event at or before then, wrapping around the week; None for a
+    schedule without events. An event of the present minute counts: the device applies it now
+    (spec: an event is reached when day and minute match)."""
+    events = schedule.get("events") or {}
+    for back in range(8):  # today, the six days before, then today's later events a week ago
+        name = DAYS[(day - back) % 7]
+        times = [(minute_of(e["time"]), e["state"]) for e in events.get(name) or []]
+        if back == 0:
+            times = [(m, state) for m, state in times if m <= minute]
+        elif back == 7:
+            times = [(m, state) for m, state in times if m > minute]
+        if times:
+            return max(times, key=lambda pair: pair[0])[1]
+    return None
+
+
 def schedule_to_device(obj):
     """fm_schedule's (possibly partial) shape as the device's Schedule body."""
     out = {"active": obj["active"]} if "active" in obj else {}

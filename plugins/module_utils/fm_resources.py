@@ -24,6 +24,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import
     reconcile,
     strip_unset,
 )
+from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import ShapeError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker, quoted
 
 #: the module option whose values apply to every tuner
@@ -203,8 +204,10 @@ class Tuners(TunerObjects):
 
     all_path = dev.ALL_SETTINGS
 
-    def __init__(self, client):
+    def __init__(self, client, scheduled_tuners=None):
         super().__init__(client)
+        #: the tuners whose schedule is active once the schedules are applied (None: as the device reports)
+        self.scheduled_tuners = None if scheduled_tuners is None else set(scheduled_tuners)
         self.tune = {}
         self._stations = None
         self._bitrates = None
@@ -274,7 +277,10 @@ class Tuners(TunerObjects):
         return self._bitrates
 
     def scheduled(self, tuner_id):
-        """Whether the device reports the tuner's schedule active: then the schedule sets its state."""
+        """Whether the tuner's schedule is active (as given, else as the device reports it): then
+        the schedule sets its state."""
+        if self.scheduled_tuners is not None:
+            return tuner_id in self.scheduled_tuners
         return dev.schedule_active((self._raw or {}).get(tuner_id) or {})
 
     def check_against(self, desired, current):
@@ -472,3 +478,56 @@ class Schedules(TunerObjects):
                               dev.schedule_to_device(self.batch_part(after)))
         body["active"] = after["active"]
         post_to_tuner(self.client, after["tuner_id"], dev.TUNER_SCHEDULE % after["tuner_id"], body)
+
+
+#: the warning when the role cannot set the state an activated schedule gives
+SCHEDULED_STATE_DENIED = ("tuner %d: its schedule gives %s at the device's time (%s %s) but the tuner is %s; role %s"
+                          " cannot set a tuner's operating state (admin can), so it stays %s until the next event")
+
+
+def follow_schedules(resource, result, check_mode):
+    """A tuner owned by an active schedule is in the state the schedule gives at the device's
+    present time. The device applies an event only when its day and minute come (spec: "a
+    schedule event is reached"), so a schedule this run writes (activates, or whose events
+    change) would leave its tuner as it was until the next event: its latest event before now,
+    wrapping around the week, is applied here (``POST /tuner/{id}/state``, admin). A schedule
+    left as it was is left to its events (an idempotent run reads nothing more).
+    Adds to ``result``: ``scheduled_states``, the change and its difference, the diff."""
+    written = {change["key"] for change in result.get("changes", []) if change["action"] == "update"}
+    owned = {obj["tuner_id"]: obj for obj in result.get("after", [])
+             if obj["tuner_id"] in written and obj.get("active") and any((obj.get("events") or {}).values())}
+    if not owned:
+        return result
+    time_read = dev.read_time(resource.client)
+    clock = dev.device_clock(time_read)
+    if clock is None:
+        raise ShapeError("GET %s" % dev.DATETIME, "datetime", sorted(time_read),
+                         expected="an ISO 8601 time, to tell which schedule event applies now; got %s"
+                         % quoted(time_read.get("datetime")))
+    day, minute = clock
+    states, warnings = [], result.setdefault("warnings", [])
+    for tid, schedule in sorted(owned.items()):
+        state = dev.state_at(schedule, day, minute)
+        now = dev.STATE_NAMES[resource._raw[tid]["state"]]
+        if state is None or state == now:
+            continue
+        at = (dev.DAYS[day], dev.clock(minute))
+        if resource.client.role != "admin":
+            warnings.append(SCHEDULED_STATE_DENIED % (tid, state, at[0], at[1], now, resource.client.role, now))
+            continue
+        if not check_mode:
+            post_to_tuner(resource.client, tid, dev.TUNER_STATE % tid, {"state": dev.STATE_NAMES.index(state)})
+        states.append({"tuner_id": tid, "before": now, "after": state, "datetime": time_read.get("datetime")})
+        difference = {"path": "operating_state", "current": now, "declared": state}
+        for change in result["changes"]:
+            if change["key"] == tid:
+                change.setdefault("differences", []).append(difference)
+        diff = result.get("diff") or {}
+        for side, value in (("before", now), ("after", state)):
+            if isinstance((diff.get(side) or {}).get(tid), dict):
+                diff[side][tid] = dict(diff[side][tid], operating_state=value)
+    if not warnings:
+        result.pop("warnings")
+    if states:
+        result.update(changed=True, scheduled_states=states)
+    return result

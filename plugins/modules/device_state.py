@@ -23,9 +23,13 @@ description:
     is one to delete). So one run can replace a profile and move the inputs that use it. In check mode that
     second pass is planned from the first pass and the inputs part, which have written nothing.
   - In check mode, the inputs part takes inputs that name a profile the alert profiles part would create.
-  - "The parts of an V(fm_monitor), in order: C(network), C(time), C(logging), C(tuners) and C(tuners_all)
-    (M(broadcast.monitoring.fm_tuner)), C(thresholds) and C(thresholds_all) (M(broadcast.monitoring.fm_thresholds)),
-    C(schedules) and C(schedules_all) (M(broadcast.monitoring.fm_schedule))."
+  - "The parts of an V(fm_monitor), in order: C(network), C(time), C(logging), C(schedules) and C(schedules_all)
+    (M(broadcast.monitoring.fm_schedule)), C(tuners) and C(tuners_all) (M(broadcast.monitoring.fm_tuner)),
+    C(thresholds) and C(thresholds_all) (M(broadcast.monitoring.fm_thresholds))."
+  - "The schedules go before the tuners: a schedule that the schedules part writes active puts its tuner in the
+    state the schedule gives at the device's time, and the tuners part leaves the state of every tuner whose schedule
+    is then active (with purge too, in the plan too: it is given the schedules part's result as
+    C(scheduled_tuners))."
   - A part that is left out or null is not managed. Each part's value is what that module takes (C(config) for the
     lists, the options themselves for the dicts, C(all_tuners) for the C(_all) parts).
   - Before the first request (the login included), every part's arguments are checked against its module's argument

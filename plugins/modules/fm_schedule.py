@@ -18,6 +18,12 @@ description:
     refuses C(operating_state) for that tuner (the role C(broadcast.monitoring.fm_monitor) refuses declaring both
     before any request), so that a run after an event does not undo it. To set a tuner's state by hand, set the
     schedule's O(config[].active) to V(false) first.
+  - The device applies an event only when its day and minute come. So when the module writes a schedule that ends
+    active (activates it, or changes its events), it also puts the tuner in the state the schedule gives at the
+    device's present time, that of its latest event before now, wrapping around the week (one read of the device's
+    date and time, and C(POST /tuner/{id}/state), which needs the admin role; with the user role it warns instead
+    and the tuner follows at the next event). RV(scheduled_states) lists those tuners; in check mode, what it would
+    set. A schedule that is left as it was is left to its events.
   - The events of a day are compared as a set; their order in your list does not matter, and an event listed twice
     counts once.
   - Reads every tuner with one request and writes only the tuners that differ (only the days that differ are sent);
@@ -201,6 +207,16 @@ rendered:
   returned: when O(state=rendered)
   type: list
   elements: dict
+scheduled_states:
+  description:
+    - The tuners whose schedule was written active and whose operating state was not the one the schedule gives at
+      the device's time (its latest event before now, wrapping around the week), so the module set it (in check
+      mode, would set it), with the device's C(datetime) that the state was taken at. The tuner's entry in
+      RV(changes) carries the difference at C(operating_state) too.
+  returned: when a tuner's state was (or would be) set
+  type: list
+  elements: dict
+  sample: [{"tuner_id": 0, "before": "disabled", "after": "enabled", "datetime": "2026-11-26T10:31:05+01:00"}]
 requests:
   description: HTTP requests this invocation sent, by kind.
   returned: success
@@ -234,7 +250,7 @@ lost_answers:
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_resources import Schedules, reconcile_tuners
+from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_resources import Schedules, follow_schedules, reconcile_tuners
 from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
 
 EVENTS = dict(type="list", elements="dict", options=dict(
@@ -257,8 +273,16 @@ ARGUMENT_SPEC = dict(
 def main():
     module = DeviceModule(ARGUMENT_SPEC, fm_device)
     params = module.params
-    module.run(lambda: reconcile_tuners(Schedules(module.client), params["config"], params["all_tuners"],
-                                        module.working_state, module.check_mode))
+    schedules = Schedules(module.client)
+
+    def work():
+        result = reconcile_tuners(schedules, params["config"], params["all_tuners"], module.working_state,
+                                  module.check_mode)
+        if module.offline or module.working_state == "gathered":
+            return result  # a backup has no clock; gathered writes nothing
+        return follow_schedules(schedules, result, module.check_mode)
+
+    module.run(work)
 
 
 if __name__ == "__main__":

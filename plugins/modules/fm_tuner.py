@@ -126,6 +126,17 @@ options:
         type: int
         required: true
       <<: *tuner
+  scheduled_tuners:
+    description:
+      - The tuners whose schedule is active once the schedules are applied, when that differs from what the device
+        reports now; left out, the tuners whose schedule the device reports active.
+      - The operating state of these tuners is their schedule's to set, so O(config[].operating_state) is refused
+        for them and V(replaced) leaves their state alone; the other tuners' state is this module's to set.
+      - The P(broadcast.monitoring.fm_monitor#role) role passes the schedules M(broadcast.monitoring.fm_schedule)
+        leaves active earlier in the same task, so that a purge that re-activates a schedule does not first switch
+        its tuner off.
+    type: list
+    elements: int
 notes:
   - One invocation costs one login and one read of all tuners (C(GET /tuners/all)); it also reads the station list when
     a frequency or station changes, and the valid bitrates when a bitrate is given. Each tuner that differs costs one
@@ -309,13 +320,15 @@ ARGUMENT_SPEC = dict(
     state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered", "parsed", "rendered"]),
     all_tuners=dict(type="dict", options=TUNER),
     config=dict(type="list", elements="dict", default=[], options=dict(tuner_id=dict(type="int", required=True), **TUNER)),
+    scheduled_tuners=dict(type="list", elements="int"),
 )
 
 
 def main():
     module = DeviceModule(ARGUMENT_SPEC, fm_device)
     params = module.params
-    module.run(lambda: reconcile_tuners(Tuners(module.client), params["config"], params["all_tuners"], module.working_state,
+    tuners = Tuners(module.client, params["scheduled_tuners"])
+    module.run(lambda: reconcile_tuners(tuners, params["config"], params["all_tuners"], module.working_state,
                                         module.check_mode))
 
 

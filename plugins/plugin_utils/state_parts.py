@@ -8,6 +8,7 @@ against the module's own argument spec. Controller side: the action plugin runs 
 
 from __future__ import annotations
 
+import difflib
 import importlib
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
@@ -120,6 +121,11 @@ def _per_tuner(name):
                 "config": value if value is not None else []}
         if all_tuners is not None:
             args["all_tuners"] = all_tuners
+        # the schedules part runs first: the tuners its schedules leave active are theirs to set
+        # (in the plan too, where the device does not report them active yet)
+        schedules = results.get("schedules") or {}
+        if name == "tuners" and isinstance(schedules.get("after"), list) and not schedules.get("failed"):
+            args["scheduled_tuners"] = [obj["tuner_id"] for obj in schedules["after"] if obj.get("active")]
         return args
     return args_of
 
@@ -164,9 +170,10 @@ PARTS = {
         Part("network", "device_network", dict, _settings("fm_monitor", with_reboot=True)),
         Part("time", "device_time", dict, _settings("fm_monitor")),
         Part("logging", "device_logging", dict, _settings("fm_monitor")),
+        # schedules before tuners: a schedule it activates sets its tuner's state, which the tuners part then leaves
+        Part("schedules", "fm_schedule", list, _per_tuner("schedules"), shared="schedules_all"),
         Part("tuners", "fm_tuner", list, _per_tuner("tuners"), shared="tuners_all"),
         Part("thresholds", "fm_thresholds", list, _per_tuner("thresholds"), shared="thresholds_all"),
-        Part("schedules", "fm_schedule", list, _per_tuner("schedules"), shared="schedules_all"),
     ),
 }
 
@@ -243,18 +250,131 @@ def spec_problems(spec, args):
     return problems, validation.validated_parameters
 
 
-def refused(part, args):
+def parts_names(key):
+    """How device_state's own user names a part: its key in ``parts``."""
+    return "parts.%s" % key
+
+
+def role_names(prefix):
+    """How a role's user names a part: the role variable (``<prefix>_<part>``)."""
+    return lambda key: "%s_%s" % (prefix, key)
+
+
+def _unsupported(spec, value, path=()):
+    """``[(path, name, closest)]``: each key of ``value`` that ``spec`` (an argument spec's
+    options) does not have, with the path of the dict holding it (keys, and list indexes)
+    and the closest supported name (difflib), or None."""
+    found = []
+    if not isinstance(value, dict):
+        return found
+    for key in value:
+        if key not in spec:
+            close = difflib.get_close_matches(str(key), sorted(spec), n=1)
+            found.append((path, key, close[0] if close else None))
+            continue
+        options, item = (spec[key] or {}).get("options"), value[key]
+        if not options:
+            continue
+        if isinstance(item, list) and (spec[key].get("type") == "list"):
+            for index, element in enumerate(item):
+                found.extend(_unsupported(options, element, path + (key, index)))
+        else:
+            found.extend(_unsupported(options, item, path + (key,)))
+    return found
+
+
+def _dotted(path):
+    """``events.friday[0].stat``: keys joined by dots, list indexes in brackets."""
+    return "".join("[%d]" % step if isinstance(step, int) else ("." if index else "") + str(step)
+                   for index, step in enumerate(path))
+
+
+def _label(part, path, args, names):
+    """``(where, rest)``: the user's name of the variable, with the list item (its index and
+    key), that holds ``path`` in ``part``'s module arguments, and the path inside it."""
+    if part.shared and path[:1] == ("all_tuners",):
+        return names(part.shared), path[1:]
+    if path[:1] == ("config",) and len(path) > 1 and isinstance(path[1], int):
+        item = (args.get("config") or [])[path[1]]
+        key = next((item[k] for k in ("name", "tuner_id", "asi_port") if isinstance(item, dict) and k in item), None)
+        kind = "tuner " if "tuner_id" in item else "asi_port " if "asi_port" in item and "name" not in item else ""
+        shown = "" if key is None else " (%s%s)" % (kind, key)
+        return "%s[%d]%s" % (names(part.name), path[1], shown), path[2:]
+    return names(part.name), path
+
+
+def _renamed(problem, part, args, names):
+    """A module check's problem in the user's names: ``config[N] (...)`` is the Nth item of the
+    part's variable, ``all_tuners`` its ``_all`` variable."""
+    if problem.startswith("config["):
+        index = int(problem[len("config["):problem.index("]")])
+        rest = problem[problem.index("]") + 1:]
+        if rest.startswith(" (") and ")" in rest:
+            rest = rest[rest.index(")") + 1:]
+        where = _label(part, ("config", index), args, names)[0]
+        return where + rest
+    if part.shared and problem.startswith(fm_resources.ALL):
+        rest = problem[len(fm_resources.ALL):]
+        if rest.startswith(" (") and ")" in rest:
+            rest = rest[rest.index(")") + 1:]
+        return names(part.shared) + rest
+    return "%s: %s" % (names(part.name), problem)
+
+
+def _found_in(problem, owner, shared=None):
+    """An argument spec's message (``... found in all_tuners -> events -> friday``) in the
+    user's names: the variable (``owner``; ``shared``, that of ``all_tuners``), then the path
+    inside it."""
+    head, sep, where = problem.partition(" found in ")
+    if not sep:
+        return "%s: %s" % (owner, problem)
+    path = where.strip().rstrip(".").split(" -> ")
+    if shared and path[:1] == ["all_tuners"]:
+        owner, path = shared, path[1:]
+    return "%s: %s%s" % (owner, head.rstrip(". "), " (in %s)" % ".".join(path) if path else "")
+
+
+def _spec_problems_by_item(spec, args, part, names):
+    """The argument spec's problems other than unknown options (those are named by
+    ``_unsupported``), each list item of ``config`` checked on its own so that the message
+    names the item; in the user's names."""
+    items = spec.get("config", {}).get("options") if isinstance(args.get("config"), list) else None
+    whole = dict(args, config=[]) if items else args
+    shared = names(part.shared) if part.shared else None
+    out = [_found_in(problem, names(part.name), shared) for problem in spec_problems(spec, whole)[0]
+           if not problem.startswith("unsupported option ")]
+    for index, item in enumerate(args["config"] if items else []):
+        where = _label(part, ("config", index), args, names)[0]
+        out += [_found_in(problem, where) for problem in spec_problems(items, item)[0]
+                if not problem.startswith("unsupported option ")]
+    return out
+
+
+def _part_named(names, key):
+    """A part as a sentence names it: "the schedules part", or the role variable."""
+    return "the %s part" % key if names is parts_names else names(key)
+
+
+def refused(part, args, names=parts_names):
     """What ``part``'s module would refuse in ``args``, checked on the controller so that a
     bad part stops the task before the login and before anything is written: its argument
-    spec, then the checks the spec cannot express (the module's own, PRECHECKS)."""
+    spec, then the checks the spec cannot express (the module's own, PRECHECKS). Each
+    problem names what the user wrote (``names``: the part's key, or the role variable), the
+    list item, and for an unknown option the closest supported one."""
     spec = dict(importlib.import_module(MODULES + part.module).ARGUMENT_SPEC)
     if "device_type" in args:
         spec.update(DEVICE_TYPE_SPEC)
+    unknown = []
+    for path, key, close in _unsupported(spec, args):
+        where, inside = _label(part, path, args, names)
+        dotted = _dotted(inside + (key,))
+        hint = _dotted(inside + (close,)) if close else None
+        unknown.append("%s: %s is not an option%s" % (where, dotted, " (did you mean %s?)" % hint if hint else ""))
     problems, params = spec_problems(spec, args)
-    if problems:
-        return ["parts.%s: %s" % (part.name, problem) for problem in problems]
+    if unknown or problems:
+        return unknown + _spec_problems_by_item(spec, args, part, names)
     problems = seconds_problems(spec, params) + PRECHECKS.get(part.module, lambda params: [])(params)
-    return ["parts.%s: %s" % (part.name, problem) for problem in problems]
+    return [_renamed(problem, part, args, names) for problem in problems]
 
 
 def _active(schedule):
@@ -263,7 +383,7 @@ def _active(schedule):
     return None if value is None else boolean(value, strict=False)
 
 
-def scheduled_states(device_type, parts):
+def scheduled_states(device_type, parts, names=parts_names):
     """The FM monitor's rule between the tuners and the schedules parts (fm_tuner refuses it
     too, for a schedule the device reports active): a tuner whose schedule is active has its
     operating state set by the schedule, so declaring both is refused, before any request."""
@@ -280,11 +400,11 @@ def scheduled_states(device_type, parts):
         tid = tuner.get("tuner_id")
         active = own.get(tid, every)
         if tuner.get("operating_state") is not None and active:
-            problems.append("parts.tuners[%d] (tuner %s): operating_state: the %s declares the schedule of tuner %s"
-                            " active; %s" % (index, tid, "schedules part" if tid in own else "schedules_all part",
-                                             tid, fix))
+            problems.append("%s[%d] (tuner %s): operating_state: %s declares the schedule of tuner %s"
+                            " active; %s" % (names("tuners"), index, tid,
+                                             _part_named(names, "schedules" if tid in own else "schedules_all"), tid, fix))
     if (parts.get("tuners_all") or {}).get("operating_state") is not None and (every or any(own.values())):
-        problems.append("parts.tuners_all: operating_state: the schedules declare an active schedule; %s" % fix)
+        problems.append("%s: operating_state: the schedules declare an active schedule; %s" % (names("tuners_all"), fix))
     return problems
 
 

@@ -105,8 +105,8 @@ def test_bad_parts_fail_before_any_request(play, sim, ts):
     assert out[1]["msg"] == "parts.inputs: must be a list, got dict"
     # a bad later part stops the task before the first part is written (and before the login),
     # whether its argument spec refuses it or a check the spec cannot express
-    assert out[2]["msg"].startswith("invalid parts, nothing was run: parts.converters: "), out[2]["msg"]
-    assert out[3]["msg"].startswith("invalid parts, nothing was run: parts.inputs: config[0] (Mux 1): "
+    assert out[2]["msg"].startswith("invalid parts, nothing was run: parts.converters[0] (asi_port 1): "), out[2]["msg"]
+    assert out[3]["msg"].startswith("invalid parts, nothing was run: parts.inputs[0] (Mux 1): "
                                     "source.multicast.address: must be a multicast address"), out[3]["msg"]
     assert sim.call(lambda: list(ts.requests)) == []
 
@@ -132,7 +132,7 @@ def test_operating_state_with_an_active_schedule_is_refused_before_any_request(p
     allowed = play.run([state(fm, {"tuners": tuners, "schedules_all": {"active": True, "events": weekday},
                                    "schedules": [{"tuner_id": 0, "active": False}]})], fm.name)[0]
     assert allowed.get("failed") is not True, allowed
-    assert allowed["modules"] == ["device_login", "fm_tuner", "fm_schedule", "fm_tuner", "fm_schedule"]  # plan, write
+    assert allowed["modules"] == ["device_login", "fm_schedule", "fm_tuner", "fm_schedule", "fm_tuner"]  # plan, write
 
 
 def test_without_login_once_every_part_logs_in_itself(play, sim, fm):
@@ -141,7 +141,7 @@ def test_without_login_once_every_part_logs_in_itself(play, sim, fm):
     result = play.run([state(fm, parts, login_once=False)], fm.name)[0]
     assert result.get("failed") is not True, result
     # each module run logs in: both parts planned, then the changed one (thresholds) written
-    assert result["modules"] == ["fm_thresholds", "fm_schedule", "fm_thresholds"]
+    assert result["modules"] == ["fm_schedule", "fm_thresholds", "fm_thresholds"]
     assert logins(sim, fm) == 3
     assert result["parts"]["thresholds"]["changed"] is True
 

@@ -3,6 +3,7 @@
 from .conftest import EXAMPLE_VARS, module_examples
 from .fm_common import tuners
 from .tasks import clear_log, ok, task, writes
+from .test_backup import Http
 
 DAY = [{"time": "06:00", "state": "enabled"}, {"time": "22:00", "state": "sleep"}]
 # the same events: other order, a minute number, an hour without its leading zero, a repeat
@@ -14,15 +15,27 @@ def schedules(sim, device):
     return [t["schedule"] for t in tuners(sim, device)]
 
 
+def set_clock(device, utc):
+    """The device's clock (NTP off, timezone +1), which then runs on in real time."""
+    Http(device).post("/conf/datetime", {"enable_ntp": False, "datetime": utc, "timezone": 1})
+
+
 def test_all_tuners_in_one_request_and_events_compared_as_sets(play, sim, fm):
+    set_clock(fm, "2026-11-23T09:00:00Z")  # Monday 10:00 on the device: the 06:00 event applies
+    clear_log(sim, fm)
     out = play.run([
         task("fm_schedule", fm, all_tuners={"active": True, "events": {"monday": DAY, "friday": DAY}}),
         task("fm_schedule", fm, all_tuners={"active": True, "events": {"monday": SAME_DAY, "friday": SAME_DAY}}),
     ], fm.name)
     first, second = ok(out[0]), ok(out[1])
     assert first["changed"] is True and len(first["changes"]) == 8
-    assert first["requests"] == {"login": 1, "read": 1, "write": 1}
-    assert writes(sim, fm, status=True) == [("POST", "/api/tuners/all/schedule", 200)]
+    # one schedule write for all; the activated schedules put the (factory disabled) tuners in
+    # the state their 06:00 event gives (one read of the device's time, a state write each)
+    assert first["requests"] == {"login": 1, "read": 2, "write": 9}
+    assert writes(sim, fm, status=True) == [("POST", "/api/tuners/all/schedule", 200)] + [
+        ("POST", "/api/tuner/%d/state" % tid, 200) for tid in range(8)]
+    assert [s["after"] for s in first["scheduled_states"]] == ["enabled"] * 8
+    assert all(t["state"] == 1 for t in tuners(sim, fm))
     assert second["changed"] is False, second
     assert first["after"][4]["events"]["monday"] == DAY
     for stored in schedules(sim, fm):
@@ -35,6 +48,8 @@ def test_merged_replaces_listed_days_and_replaced_the_whole_schedule(play, sim, 
     start = {"tuner_id": 2, "active": True,
              "events": {"monday": [{"time": "08:00", "state": "enabled"}],
                         "saturday": [{"time": 480, "state": "enabled"}, {"time": 720, "state": "disabled"}]}}
+    set_clock(fm, "2026-11-25T09:00:00Z")  # Wednesday 10:00 on the device
+    clear_log(sim, fm)
     out = play.run([
         task("fm_schedule", fm, config=[start]),
         task("fm_schedule", fm, config=[{"tuner_id": 2, "events": {"saturday": [{"time": "10:00", "state": "sleep"}]}}]),
@@ -57,8 +72,35 @@ def test_merged_replaces_listed_days_and_replaced_the_whole_schedule(play, sim, 
     stored = schedules(sim, fm)[2]
     assert stored == {"active": False, "events": dict({d: [] for d in stored["events"]},
                                                       sunday=[{"minute": 420, "state": 1}])}
-    # only the days that differ are sent
-    assert [p for unused, p in writes(sim, fm)] == ["/api/tuner/2/schedule"] * 4
+    # only the days that differ are sent; an active schedule written puts its tuner in the state of
+    # its latest event before Wednesday 10:00: Monday 08:00 (enabled), then, with Monday cleared,
+    # Saturday 10:00 (sleep); an inactive one leaves the state alone
+    assert [p for unused, p in writes(sim, fm)] == [
+        "/api/tuner/2/schedule", "/api/tuner/2/state", "/api/tuner/2/schedule", "/api/tuner/2/schedule",
+        "/api/tuner/2/state", "/api/tuner/2/schedule"]
+    followed = [[(s["tuner_id"], s["before"], s["after"], s["datetime"][:len("2026-11-25T10")])
+                 for s in r.get("scheduled_states", [])] for r in out.results]
+    assert followed == [[(2, "disabled", "enabled", "2026-11-25T10")], [], [(2, "enabled", "sleep", "2026-11-25T10")],
+                        [], []], followed
+    assert tuners(sim, fm)[2]["state"] == 2
+
+
+def test_the_user_role_activates_a_schedule_and_warns_that_the_state_follows_at_the_next_event(play, sim, fm):
+    """Setting a tuner's state needs the admin role (spec: admin has "state"): with the user
+    role the schedule is written and the module says the tuner keeps its state until the next
+    event, instead of failing."""
+    set_clock(fm, "2026-11-23T09:00:00Z")  # Monday 10:00 on the device
+    clear_log(sim, fm)
+    out = play.run([task("fm_schedule", fm, role="user", config=[{"tuner_id": 3, "active": True,
+                                                                  "events": {"monday": DAY}}])], fm.name)
+    result = ok(out[0])
+    assert result["changed"] is True and "scheduled_states" not in result
+    assert [p for unused, p in writes(sim, fm)] == ["/api/tuner/3/schedule"]
+    said = " ".join(out.output.split())  # a long warning may be wrapped
+    assert ("tuner 3: its schedule gives enabled at the device's time (monday 10:0" in said
+            and "role user cannot set a tuner's operating state (admin can), so it stays disabled until the next"
+            " event" in said), out.output
+    assert tuners(sim, fm)[3]["state"] == 0
 
 
 def test_check_mode_writes_nothing_and_predicts_the_real_run(play, sim, fm):

@@ -49,6 +49,32 @@ def test_misspelt_variables_of_the_device_roles_fail_before_any_request(
         name: [] for name in DEVICES if name.startswith(group)}
 
 
+@pytest.mark.parametrize("group, extra, messages", [
+    ("fm", {"fm_monitor_schedules_all": {"active": True, "events": {"Monday": [{"time": "06:00", "state": "enabled"}]}},
+            "fm_monitor_tuners": [{"tuner_id": 0}, {"tuner_id": 1, "frequncy": 94800}]},
+     ["fm_monitor_schedules_all: events.Monday is not an option (did you mean events.monday?)",
+      "fm_monitor_tuners[1] (tuner 1): frequncy is not an option (did you mean frequency?)"]),
+    ("ts", {"ts_analyzer_inputs": [{"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}}},
+                                   {"name": "Mux 2", "alert_profle": "Contribution",
+                                    "source": {"multicast": {"address": "239.1.1.2", "port": 5000}}}]},
+     ["ts_analyzer_inputs[1] (Mux 2): alert_profle is not an option (did you mean alert_profile?)"]),
+])
+def test_nested_errors_name_the_role_variable_the_item_and_the_closest_name(
+        sim, collections_path, tmp_path, group, extra, messages):
+    """Issue 30 item 8: a misspelt option inside a role variable is named as the user wrote it:
+    the variable, the list item (index and name), the path, and the closest supported name;
+    nothing is sent to the role's devices."""
+    _clear(sim)
+    proc = _run(sim, collections_path, tmp_path, os.path.join(ROOT, "playbooks", "site.yml"), extra)
+    assert proc.returncode != 0, proc.output
+    for message in messages:
+        assert message in proc.output, proc.output
+    refusals = [line for line in proc.output.splitlines() if "nothing was run" in line]
+    assert refusals and not [line for line in refusals if "parts." in line or "unsupported option" in line], refusals
+    assert {name: sent for name, sent in _requests(sim).items() if name.startswith(group)} == {
+        name: [] for name in DEVICES if name.startswith(group)}
+
+
 @pytest.mark.parametrize("playbook, extra, message", [
     ("backup.yml", {"backup_hosts": "fm-002", "backup_dri": "/tmp/nowhere"},
      "role backup: backup_dri is not a variable of this role (did you mean backup_dir?)"),

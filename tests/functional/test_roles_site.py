@@ -4,6 +4,7 @@ nothing and reports drift made behind the roles' back."""
 
 import json
 import os
+import re
 import time
 
 import pytest
@@ -203,6 +204,8 @@ def test_the_schedule_puts_tuners_to_sleep_and_site_leaves_them_asleep(fleet):
     # local time (the inventory's timezone is 1): the simulator's clock then runs in real time.
     api = Http(device)
     api.post("/conf/datetime", {"enable_ntp": False, "datetime": "2026-11-23T20:59:57Z", "timezone": 1})
+    for tid in (0, 1):  # on air, as the 06:00 event left them (site.yml ran at the real time of day)
+        api.post("/tuner/%d/state" % tid, {"state": 1})
     assert not _sleeping(fleet, "fm-001", (0, 1))
     deadline = time.monotonic() + 30  # a bound on waiting for the event, not a measurement
     while not _sleeping(fleet, "fm-001", (0, 1)) and time.monotonic() < deadline:
@@ -316,3 +319,133 @@ def test_site_in_batches_stops_at_the_first_failed_device(fleet):
     assert code != 0 and "Wrong credentials" in output, output
     assert output.count("PLAY [TS analyzers]") == 1, output  # the second batch never started
     assert contacted["ts-001"] and contacted["ts-002"] == [], contacted
+
+
+def _tuner_states(fleet, name):
+    device = fleet.sim.fleet.by_name(name)
+    return fleet.sim.call(lambda: {tid: (t["state"], t["schedule"]["active"])
+                                   for tid, t in enumerate(device.state["tuners"][:2])})
+
+
+def test_a_purge_leaves_a_scheduled_tuner_in_the_state_its_schedule_gives_now(fleet):
+    """Issue 30 item 3: tuner 0's declared schedule is active but was turned off by hand on the
+    device, the tuner still enabled (Thursday 10:00, between the 06:00 and 22:00 events).
+    The audit with purge plans the schedule's re-activation and no state change, and
+    site.yml with purge re-activates it and leaves the tuner enabled, not at factory
+    "disabled". On Monday 05:00, a schedule re-activated by hand-off puts its tuner in the
+    state of its latest event before now, wrapping around the week: Friday 22:00, sleep."""
+    limit = ("-l", "fm-001,localhost")
+    no_time = ("-e", '{"fm_monitor_time": null}')  # or site.yml would switch NTP on and move the clock
+    api = Http(fleet.sim.fleet.by_name("fm-001"))
+    # device local time Thursday 2026-11-26 10:00 (timezone +1)
+    api.post("/conf/datetime", {"enable_ntp": False, "datetime": "2026-11-26T09:00:00Z", "timezone": 1})
+    code, output = site(fleet, *limit, *no_time)
+    assert code == 0, output
+    assert _tuner_states(fleet, "fm-001") == {0: (1, True), 1: (1, True)}, output  # factory disabled: enabled by "now"
+
+    api.post("/tuner/0/schedule", {"active": False})  # by hand; the tuner stays enabled
+    assert _tuner_states(fleet, "fm-001")[0] == (1, False)
+    fleet.clear()
+    report, output = audit(fleet, *limit, *no_time, "-e", "fm_monitor_purge=true")
+    drift = drifted(report)["fm-001"]
+    assert drift == {"schedules": ["update 0: active false -> true"]}, output
+    code, output = site(fleet, *limit, *no_time, "-e", "fm_monitor_purge=true")
+    assert code == 0, output
+    assert _tuner_states(fleet, "fm-001")[0] == (1, True), output
+    states = [r["path"] for r in fleet.requests("fm-001") if r["path"].endswith("/state")]
+    assert states == [], states  # never switched off, not even for a moment
+
+    # Monday 05:00: the latest event is Friday 22:00 (sleep), across the week's end
+    api.post("/conf/datetime", {"enable_ntp": False, "datetime": "2026-11-30T04:00:00Z", "timezone": 1})
+    api.post("/tuner/1/schedule", {"active": False})
+    api.post("/tuner/1/state", {"state": 1})
+    report, output = audit(fleet, *limit, *no_time, "-e", "fm_monitor_purge=true")
+    assert drifted(report)["fm-001"] == {"schedules": ['update 1: active false -> true, operating_state "enabled" -> "sleep"']}, output
+    for expected_changed in (1, 0):
+        code, output = site(fleet, *limit, *no_time, "-e", "fm_monitor_purge=true")
+        assert code == 0 and recap(output)["fm-001"]["changed"] == expected_changed, output
+        assert _tuner_states(fleet, "fm-001") == {0: (1, True), 1: (2, True)}, output
+
+
+def test_audit_scoped_with_limit_reports_the_hosts_that_ran_and_keeps_each_run(fleet):
+    """Issue 30 item 4: audit.yml --limit ts-001 (localhost not named) writes a report of
+    ts-001 alone, lists the other devices as not audited (neither failed nor drifted), and
+    keeps each run's report under its own UTC timestamp, the latest copied to audit_report.
+    A device whose audit fails is reported as failed, apart from those not audited."""
+    latest = fleet.workdir / "drift.json"
+    report, output = audit(fleet)  # every device: the report a scoped run must not leave in place
+    assert sorted(report["audited"]) == sorted(DEVICES) and report["not_audited"] == [], output
+    first = report["report"]
+    time.sleep(1.1)  # the next run's report gets another (whole-second) timestamp
+    report, output = audit(fleet, "--limit", "ts-001")
+    assert "skipping: no hosts matched" not in output, output
+    assert report["audited"] == ["ts-001"] and list(report["drift"]) == ["ts-001"], output
+    assert sorted(report["not_audited"]) == ["fm-001", "fm-002", "ts-002"], output
+    assert report["failed"] == {} and report["devices_with_drift"] == ["ts-001"], output
+    assert "1 of 1 device(s) differ from the declared state; 3 not audited" in output, output
+    assert "fm-001     (not audited)    -      not in this run" in output, output
+    runs = sorted(p.name for p in fleet.workdir.glob("drift-*.json"))
+    assert len(runs) == 2 and os.path.basename(first) == runs[0], runs
+    assert re.fullmatch(r"drift-\d{8}T\d{6}Z\.json", runs[1]) and report["report"].endswith(runs[1]), runs
+    assert json.loads((fleet.workdir / runs[1]).read_text()) == json.loads(latest.read_text())
+    assert json.loads((fleet.workdir / runs[0]).read_text())["audited"] != ["ts-001"]  # the earlier run is kept
+
+    # ts-002 cannot log in: its audit failed; fm-00x were not audited; ts-001 was
+    inventory = yaml.safe_load(fleet.hosts.read_text())
+    for group in inventory["all"]["children"].values():
+        if "ts-002" in (group.get("hosts") or {}):
+            group["hosts"]["ts-002"]["ts_analyzer_password"] = "not-the-password"
+    broken = fleet.workdir / "broken.yml"
+    broken.write_text(yaml.safe_dump(inventory))
+    proc = ansible_playbook(fleet.sim, fleet.collections_path, fleet.workdir,
+                            ["-i", str(broken), "-i", os.path.join(ROOT, "playbooks", "inventory"),
+                             os.path.join(ROOT, "playbooks", "audit.yml"), "-e", "audit_report=%s" % latest,
+                             "--limit", "ts-001,ts-002,localhost"])
+    assert proc.returncode != 0 and recap(proc.output)["ts-002"]["failed"] == 1, proc.output
+    report = json.loads(latest.read_text())
+    assert report["audited"] == ["ts-001"] and list(report["failed"]) == ["ts-002"], report
+    assert "login" in report["failed"]["ts-002"], report
+    assert sorted(report["not_audited"]) == ["fm-001", "fm-002"] and "ts-002" not in report["drift"], report
+    assert "ts-002     (audit failed)   FAILED" in proc.output, proc.output
+    assert "1 of 1 device(s) differ from the declared state; 1 failed; 2 not audited" in proc.output, proc.output
+
+
+def test_audit_names_what_a_reboot_waits_for_and_lists_what_is_not_declared(fleet):
+    """Issue 30 item 9: after site.yml changed network and logging without a reboot, the
+    device reports a reboot pending but not after what: the audit says so, without naming
+    sections that do not change now; a network change the audit plans is named alone. An
+    input added by hand is listed, without purge, as on the device and not declared
+    (information: neither drift nor failure); with purge it is drift."""
+    limit = ("--limit", "ts-001")
+    code, output = site(fleet, *limit)
+    assert code == 0, output
+    code, output = fleet.playbook(str(_stray_input(fleet)))
+    assert code == 0, output
+
+    report, output = audit(fleet, *limit)
+    assert report["devices_with_drift"] == [] and drifted(report) == {}, output
+    assert report["not_declared"] == {"ts-001": {"inputs": ["Stray"]}}, report["not_declared"]
+    assert "ts-001     inputs           info   on the device, not declared: Stray" in output, output
+    assert report["reboot_pending"] == {"ts-001": {"after": [], "earlier_change": True}}, output
+    assert "pending after" not in output and "reboot pending from an earlier change" in output, output
+
+    report, output = audit(fleet, *limit, "-e", '{"ts_analyzer_network": {"dns": ["192.0.2.99"]}}')
+    assert list(drifted(report)["ts-001"]) == ["network"], output
+    assert report["reboot_pending"]["ts-001"]["after"] == ["network"], report["reboot_pending"]
+    table = [line for line in output.splitlines() if "(reboot)" in line]
+    assert table and "pending after: network" in table[0], (table, report["reboot_pending"])
+
+    report, output = audit(fleet, *limit, "-e", "ts_analyzer_purge=true")
+    assert drifted(report)["ts-001"] == {"inputs": ["delete Stray"]}, output
+    assert report["not_declared"] == {}, report["not_declared"]
+
+
+def _stray_input(fleet):
+    device = fleet.sim.fleet.by_name("ts-001")
+    play = [{"name": "Add an input by hand", "hosts": "localhost", "gather_facts": False, "tasks": [
+        {"name": "Add Stray on ts-001", "broadcast.monitoring.ts_input": {
+            "host": device.address, "port": device.port, "password": "admin",
+            "config": [{"name": "Stray", "source": {"multicast": {"address": "239.9.9.9", "port": 5000}}}]}}]}]
+    path = fleet.workdir / "stray.yml"
+    path.write_text(yaml.safe_dump(play, sort_keys=False))
+    return path

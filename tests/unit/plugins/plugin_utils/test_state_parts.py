@@ -15,6 +15,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts i
     planned_unused_profiles,
     purge_of,
     refused,
+    role_names,
 )
 
 # every part of either device type, purged or not (the options purge_of builds)
@@ -43,7 +44,7 @@ def test_only_declared_parts_run_in_the_fixed_order():
 
 def test_an_fm_part_runs_when_either_its_list_or_its_all_tuners_value_is_declared():
     assert [p.module for p in plan("fm_monitor", {"thresholds_all": {"snr": {"min": 15}}, "schedules": []})] == [
-        "fm_thresholds", "fm_schedule"]
+        "fm_schedule", "fm_thresholds"]
     built = args("fm_monitor", {"thresholds_all": {"snr": {"min": 15}}, "tuners": [{"tuner_id": 1}]}, PURGE)
     assert built == {
         "tuners": {"state": "replaced", "config": [{"tuner_id": 1}]},
@@ -102,8 +103,8 @@ def test_bad_parts_are_named_before_anything_runs(device_type, parts, message):
 
 
 def test_every_fm_key_is_offered():
-    assert part_names("fm_monitor") == ["network", "time", "logging", "tuners", "tuners_all", "thresholds",
-                                        "thresholds_all", "schedules", "schedules_all"]
+    assert part_names("fm_monitor") == ["network", "time", "logging", "schedules", "schedules_all", "tuners",
+                                        "tuners_all", "thresholds", "thresholds_all"]
 
 
 def refusals(device_type, parts):
@@ -118,10 +119,44 @@ def test_arguments_are_checked_against_each_part_module_spec():
                                         "inputs": [{"name": "Mux 1", "monitoring": "on"}]})
     assert len(problems) == 3, problems
     assert problems[0].startswith("parts.network: argument 'dhcp' is of type str")
-    assert problems[1].startswith("parts.snmp: unsupported option enable. Supported parameters include: enabled,")
-    assert problems[2].startswith("parts.inputs: value of monitoring must be one of: started, stopped")
+    assert problems[1] == "parts.snmp: enable is not an option (did you mean enabled?)"
+    assert problems[2] == "parts.inputs[0] (Mux 1): value of monitoring must be one of: started, stopped, got: on"
     (fm_problem,) = refusals("fm_monitor", {"tuners_all": {"volume": 3}})
-    assert fm_problem.startswith("parts.tuners: unsupported option all_tuners.volume."), fm_problem
+    assert fm_problem == "parts.tuners_all: volume is not an option", fm_problem
+
+
+def test_unknown_options_are_named_as_the_user_wrote_them():
+    """Issue 30 item 8: the variable (or part) the user wrote, the list item, the path inside
+    it, and the closest supported name; every unknown option, not only the last level's."""
+    names = role_names("fm_monitor")
+    parts = {"schedules_all": {"active": True, "events": {"Monday": [], "friday": [{"time": "06:00", "state": "on",
+                                                                                    "stat": 1}]}},
+             "schedules": [{"tuner_id": 2, "activ": True}], "tuners": [{"tuner_id": 0}, {"tuner_id": 1, "frequncy": 1}]}
+    problems = [problem for part in plan("fm_monitor", parts)
+                for problem in refused(part, module_args(part, parts, KEEP, {}), names)]
+    assert problems == [
+        "fm_monitor_schedules[0] (tuner 2): activ is not an option (did you mean active?)",
+        "fm_monitor_schedules_all: events.Monday is not an option (did you mean events.monday?)",
+        "fm_monitor_schedules_all: events.friday[0].stat is not an option (did you mean events.friday[0].state?)",
+        "fm_monitor_schedules_all: value of state must be one of: disabled, enabled, sleep, got: on"
+        " (in events.friday)",
+        "fm_monitor_tuners[1] (tuner 1): frequncy is not an option (did you mean frequency?)",
+    ], problems
+    mux2 = {"name": "Mux 2", "alert_profle": "Strict", "source": {"multicast": {"adress": "239.1.1.1"}}}
+    parts = {"inputs": [{"name": "Mux 1"}, mux2], "network": {"dnss": ["192.0.2.1"]}}
+    problems = [problem for part in plan("ts_analyzer", parts)
+                for problem in refused(part, module_args(part, parts, KEEP, {}), role_names("ts_analyzer"))]
+    assert problems == [
+        "ts_analyzer_network: dnss is not an option (did you mean dns?)",
+        "ts_analyzer_inputs[1] (Mux 2): alert_profle is not an option (did you mean alert_profile?)",
+        "ts_analyzer_inputs[1] (Mux 2): source.multicast.adress is not an option (did you mean source.multicast.address?)",
+        "ts_analyzer_inputs[1] (Mux 2): missing required arguments: address, port (in source.multicast)",
+    ], problems
+    # a module's own check, in the same terms
+    parts = {"inputs": [{"name": "Mux 1", "source": {"multicast": {"address": "10.0.0.1", "port": 5000}}}]}
+    (problem,) = [problem for part in plan("ts_analyzer", parts)
+                  for problem in refused(part, module_args(part, parts, KEEP, {}), role_names("ts_analyzer"))]
+    assert problem.startswith("ts_analyzer_inputs[0] (Mux 1): source.multicast.address: must be a multicast address"), problem
 
 
 def test_purge_deletes_profiles_after_the_inputs_part():
