@@ -346,9 +346,9 @@ def went_away_after_upload(client, device, uptime_before, settle, sleep=time.sle
         sleep(POLL)
 
 
-def _bundle_label(found):
-    return "%s (version %s, for %s)" % (found["path"], found["version"],
-                                        ", ".join(found["target"]) if found["target"] else "no model named")
+def _bundle_label(bundle):
+    return "%s (version %s, for %s)" % (bundle["path"], bundle["version"],
+                                        ", ".join(bundle["target"]) if bundle["target"] else "no model named")
 
 
 def read_bundles(params):
@@ -357,27 +357,27 @@ def read_bundles(params):
     to read or a single bundle does not carry ``version``."""
     path = params["path"]
     if os.path.isdir(path):
-        found, unreadable = [], []
+        readable, unreadable = [], []
         for name in sorted(os.listdir(path)):
             full = os.path.join(path, name)
             if not name.endswith(".swu") or not os.path.isfile(full):
                 continue
             try:
-                found.append(dict(swu.read_description(full), path=full))
+                readable.append(dict(swu.read_description(full), path=full))
             except (OSError, swu.BundleError) as err:
                 unreadable.append(str(err))
-        if not found:
+        if not readable:
             raise InputError(["path: the folder %s holds no readable .swu bundle%s" % (
                 path, " (%s)" % "; ".join(unreadable) if unreadable else "")])
-        return found
+        return readable
     try:
-        found = dict(swu.read_description(path), path=path)
+        bundle = dict(swu.read_description(path), path=path)
     except (OSError, swu.BundleError) as err:
         raise InputError(["path: %s" % err]) from None
-    if params["version"] and found["version"] != params["version"]:
-        raise InputError(["version: the bundle %s carries version %s, not %s" % (path, found["version"],
+    if params["version"] and bundle["version"] != params["version"]:
+        raise InputError(["version: the bundle %s carries version %s, not %s" % (path, bundle["version"],
                                                                                  params["version"])])
-    return [found]
+    return [bundle]
 
 
 def choose_bundle(params, bundles, model):
