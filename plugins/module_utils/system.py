@@ -431,8 +431,8 @@ def check_bundle(params, bundle, model, previous):
         return order
     what = ("older than" if order is not None else "not comparable with")
     raise Conflict(["path: the bundle %s carries firmware %s, %s the installed %s: a downgrade; nothing was"
-                    " uploaded (set allow_downgrade=true to go back to it)" % (bundle["path"], bundle["version"],
-                                                                              what, previous)])
+                    " uploaded (set allow_downgrade=true to go back to it)"
+                    % (bundle["path"], bundle["version"], what, previous)])
 
 
 def manage_firmware(module):

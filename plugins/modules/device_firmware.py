@@ -13,8 +13,8 @@ description:
   - Installs a signed C(.swu) firmware bundle when the device runs another version.
   - The bundle's version and target are read on the controller from its C(sw-description); nothing is uploaded
     when the device already reports that version.
-  - The target is the list of models the bundle's C(hardware-compatibility) names (SWUpdate's
-    C(hardware-compatibility: [ "TSA-4" ];), every such list of the description). Before any upload, in check
+  - The target is the list of models the bundle's C(hardware-compatibility) names (SWUpdate's list of that name,
+    for example C([ "TSA-4" ]); every such list of the description). Before any upload, in check
     mode too, the module compares it with the model the device reports (the analyzer's C(GET /system/device)
     C(model), the FM monitor's C(GET /status) C(versions.model_name)), whatever their case and spacing. A bundle
     for another model is refused. A bundle that names no model, or a device that reports none, is refused unless
