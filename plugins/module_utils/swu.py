@@ -5,7 +5,10 @@
 the bundle into memory.
 
 A bundle is a newc cpio archive whose first member is ``sw-description`` (libconfig text
-with ``version = "X";``). Only that member is read to learn the version.
+with ``version = "X";``). Only that member is read to learn the version and the bundle's
+target: the models named by SWUpdate's ``hardware-compatibility: [ "...", ... ];`` (every
+such list in the description, board sections included). A bundle without one has no
+readable target.
 """
 
 from __future__ import annotations
@@ -19,14 +22,16 @@ MAGICS = (b"070701", b"070702")
 DESCRIPTION = "sw-description"
 MAX_DESCRIPTION = 1024 * 1024
 VERSION_RE = re.compile(rb'\bversion\s*=\s*"([^"]+)"')
+TARGET_RE = re.compile(rb'\bhardware-compatibility\s*[:=]\s*\[([^\]]*)\]')
+STRING_RE = re.compile(rb'"([^"]*)"')
 
 
 class BundleError(ValueError):
     """The file is not a bundle whose version can be read; the message says why."""
 
 
-def read_version(path):
-    """The software version a bundle's ``sw-description`` carries."""
+def read_description(path):
+    """``{"version": str, "target": [model, ...] or None}`` of a bundle's ``sw-description``."""
     with open(path, "rb") as handle:
         header = handle.read(HEADER)
         if len(header) < HEADER or header[:6] not in MAGICS:
@@ -41,10 +46,44 @@ def read_version(path):
         if size > MAX_DESCRIPTION:
             raise BundleError("sw-description of %s is implausibly large (%d bytes)" % (path, size))
         handle.read((4 - (HEADER + namesize) % 4) % 4)
-        match = VERSION_RE.search(handle.read(size))
+        text = handle.read(size)
+    match = VERSION_RE.search(text)
     if not match:
         raise BundleError("sw-description of %s carries no version" % path)
-    return match.group(1).decode("utf-8", "replace")
+    target = []
+    for listed in TARGET_RE.findall(text):
+        for model in STRING_RE.findall(listed):
+            model = model.decode("utf-8", "replace").strip()
+            if model and model not in target:
+                target.append(model)
+    return {"version": match.group(1).decode("utf-8", "replace"), "target": target or None}
+
+
+def read_version(path):
+    """The software version a bundle's ``sw-description`` carries."""
+    return read_description(path)["version"]
+
+
+def same_model(name, other):
+    """Whether two model names are the same, whatever their case and spacing."""
+    return " ".join(name.split()).casefold() == " ".join(other.split()).casefold()
+
+
+def _version_key(version):
+    return [int(part) if part.isdigit() else part for part in re.findall(r"\d+|[A-Za-z]+", version)]
+
+
+def compare_versions(first, second):
+    """-1, 0 or 1 as ``first`` is older than, the same as, or newer than ``second``, by their
+    numeric and alphabetic parts (2.10.0 is newer than 2.9.1); None when they cannot be ordered
+    (a word where the other has a number)."""
+    if first == second:
+        return 0
+    left, right = _version_key(first), _version_key(second)
+    try:
+        return (left > right) - (left < right)
+    except TypeError:
+        return None
 
 
 class MultipartFile:

@@ -11,8 +11,19 @@ short_description: Install a firmware bundle on an analyzer or FM monitor
 version_added: 0.1.0
 description:
   - Installs a signed C(.swu) firmware bundle when the device runs another version.
-  - The bundle's version is read on the controller from its C(sw-description); nothing is uploaded when the
-    device already reports that version.
+  - The bundle's version and target are read on the controller from its C(sw-description); nothing is uploaded
+    when the device already reports that version.
+  - The target is the list of models the bundle's C(hardware-compatibility) names (SWUpdate's list of that name,
+    for example C([ "TSA-4" ]); every such list of the description). Before any upload, in check
+    mode too, the module compares it with the model the device reports (the analyzer's C(GET /system/device)
+    C(model), the FM monitor's C(GET /status) C(versions.model_name)), whatever their case and spacing. A bundle
+    for another model is refused. A bundle that names no model, or a device that reports none, is refused unless
+    O(allow_unchecked_target=true).
+  - A bundle older than the installed firmware (versions compared by their numeric and alphabetic parts, so
+    2.10.0 is newer than 2.9.1), or one whose version cannot be ordered against it, is a downgrade, refused
+    before any upload unless O(allow_downgrade=true).
+  - O(path) may name a folder of bundles; the module then takes the bundle for the device's model, of
+    O(version) when it is set, else the newest. A folder of every device type's bundles serves a mixed fleet.
   - Otherwise the bundle is uploaded (streamed from disk, never read into memory whole) and the module watches
     the device for a moment to learn what it does with it. A device that reboots by itself into the new firmware
     is waited for. A device that installs the bundle and keeps running its old version until it is rebooted
@@ -33,9 +44,35 @@ extends_documentation_fragment:
   - broadcast.monitoring.attributes.DEVICE
 options:
   path:
-    description: Path of the C(.swu) bundle on the controller.
+    description:
+      - Path of the C(.swu) bundle on the controller, or of a folder of them (files named C(*.swu); the others are
+        not read).
+      - From a folder the module takes the bundle whose target names the device's model, of O(version) when it is
+        set, else the newest; none, or two of the same version, fail naming the bundles found, before any upload.
     type: path
     required: true
+  version:
+    description:
+      - Version of the bundle to install. With a folder in O(path), picks the bundle of that version; a single
+        bundle must carry it (checked before any request).
+      - Unset, the newest bundle of the folder for the device's model, or the single bundle whatever it carries.
+    type: str
+  allow_downgrade:
+    description:
+      - Install a bundle older than the installed firmware (or one whose version cannot be ordered against it).
+      - To go back to an older release, for example after a faulty upgrade; its configuration is the backup taken
+        before the upgrade.
+    type: bool
+    default: false
+  allow_unchecked_target:
+    description:
+      - Install a bundle whose target cannot be compared with the device, because the bundle names no model in a
+        C(hardware-compatibility) list or the device reports no model.
+      - A bundle that names other models than the device's is refused whatever this option says.
+      - With a folder in O(path), bundles that name no model are candidates too when no bundle names the device's
+        model.
+    type: bool
+    default: false
   reboot:
     description:
       - Reboot a device that installed the bundle but waits for a reboot to run it.
@@ -54,7 +91,8 @@ options:
     type: int
     default: 300
 notes:
-  - In check mode the module reads both versions and reports C(would upgrade from X to Y) without uploading.
+  - In check mode the module reads both versions and the device's model, refuses what it would refuse, and reports
+    C(would upgrade from X to Y) (or C(would downgrade)) without uploading.
   - After an accepted upload the module watches the device for up to 2 seconds before it decides that the device
     stays up and waits for a reboot.
 """
@@ -80,6 +118,15 @@ EXAMPLES = r"""
     reboot: false
   register: staged
 
+- name: Go back to an older release (the configuration comes from the backup taken before the upgrade)
+  broadcast.monitoring.device_firmware:
+    host: "{{ ansible_host }}"
+    password: "{{ ts_admin_password }}"
+    device_type: "{{ device_type }}"
+    path: /srv/firmware
+    version: 2.4.1
+    allow_downgrade: true
+
 - name: Show what happened
   ansible.builtin.debug:
     msg: "{{ upgrade.previous_version }} -> {{ upgrade.current_version }} in {{ upgrade.elapsed }} s"
@@ -100,6 +147,22 @@ bundle_version:
   description: Version carried by the bundle.
   returned: success
   type: str
+bundle_path:
+  description: The bundle installed (or found installed); from a folder, the one chosen.
+  returned: success
+  type: str
+  sample: /srv/firmware/analyzer-2.4.1.swu
+bundle_target:
+  description: The models the bundle's C(hardware-compatibility) names; null when it names none.
+  returned: success
+  type: list
+  elements: str
+  sample: [TSA-4]
+device_model:
+  description: The model the device reports; null when it reports none.
+  returned: success
+  type: str
+  sample: TSA-4
 pending_version:
   description:
     - The version installed but not yet running, with O(reboot=false) on a device that waits for a reboot;
@@ -131,6 +194,9 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.system import
 
 ARGUMENT_SPEC = dict(
     path=dict(type="path", required=True),
+    version=dict(type="str"),
+    allow_downgrade=dict(type="bool", default=False),
+    allow_unchecked_target=dict(type="bool", default=False),
     reboot=dict(type="bool", default=True),
     reboot_timeout=dict(type="int", default=600),
     upload_timeout=dict(type="int", default=300),

@@ -6,7 +6,7 @@ import requests
 from tests.simulator import swu
 
 from .conftest import EXAMPLE_VARS, connection, module_examples
-from .tasks import task, write_log
+from .tasks import ok, task, write_log
 
 BOTH = ["ts-001", "fm-001"]
 
@@ -206,6 +206,104 @@ def test_firmware_device_that_never_returns_fails_within_the_timeout(play, sim, 
     sim.call(device.power_cycle)
     assert result["failed"] is True
     assert "did not come back" in result["msg"] and "within 3 s" in result["msg"]
+
+
+def uploads(sim, device):
+    return [r for r in sim.call(lambda: list(device.requests)) if r["path"] == "/api/system/upgrade"]
+
+
+OTHER_TYPE = {"ts_analyzer": "fm_monitor", "fm_monitor": "ts_analyzer"}
+
+
+@pytest.mark.parametrize("check", [True, False])
+@pytest.mark.parametrize("name", BOTH)
+def test_firmware_refuses_a_bundle_for_another_model_before_any_upload(play, sim, fresh, tmp_path, name, check):
+    """Issue 30: an analyzer's bundle given to an FM monitor (and the reverse) is refused, in check mode too,
+    before any upload; the simulated device itself would install it (its bundle target check is "ignored")."""
+    device = fresh(name)
+    assert device.bundle_target == "ignored"
+    wrong = tmp_path / "other.swu"
+    wrong.write_bytes(swu.build("2.4.1", model=OTHER_TYPE[device.kind]))
+    result = play.run([task("device_firmware", device, path=str(wrong), reboot_timeout=30)], name, check=check)[0]
+    assert result["failed"] is True, result
+    assert "is for %s, and this device is a %s" % (swu.MODELS[OTHER_TYPE[device.kind]], device.MODEL) in result["msg"]
+    assert "nothing was uploaded" in result["msg"]
+    assert uploads(sim, device) == [] and write_log(sim, device) == []
+    assert firmware_version(device) == "1.0.0"
+
+
+def test_firmware_bundle_naming_no_model_needs_the_opt_in(play, sim, fresh, tmp_path):
+    device = fresh("fm-001")
+    bare = tmp_path / "bare.swu"
+    bare.write_bytes(swu.build("2.4.1", model=[]))
+    refused = play.run([task("device_firmware", device, path=str(bare))], device.name, check=True)[0]
+    assert refused["failed"] is True and "names no model" in refused["msg"], refused
+    assert "allow_unchecked_target=true" in refused["msg"]
+    allowed = play.run([task("device_firmware", device, path=str(bare), allow_unchecked_target=True)],
+                       device.name, check=True)[0]
+    assert allowed.get("failed") is not True, allowed
+    assert allowed["msg"] == "would upgrade from 1.0.0 to 2.4.1" and allowed["bundle_target"] is None
+    assert uploads(sim, device) == []
+
+
+def test_firmware_refuses_a_downgrade_unless_allowed(play, sim, fresh, tmp_path):
+    """Issue 30: a bundle older than the installed firmware is refused before any upload, in check
+    mode too; allow_downgrade goes back to it."""
+    device = fresh("ts-002")
+    new, old = tmp_path / "new.swu", tmp_path / "old.swu"
+    new.write_bytes(swu.build("3.10.0", model="ts_analyzer"))
+    old.write_bytes(swu.build("3.9.2", model="ts_analyzer"))
+    ok(play.run([task("device_firmware", device, path=str(new), reboot_timeout=30)], device.name)[0])
+    assert firmware_version(device) == "3.10.0"
+    sim.call(device.requests.clear)
+    for check in (True, False):
+        refused = play.run([task("device_firmware", device, path=str(old), reboot_timeout=30)], device.name,
+                           check=check)[0]
+        assert refused["failed"] is True, refused
+        assert "carries firmware 3.9.2, older than the installed 3.10.0: a downgrade" in refused["msg"]
+        assert "allow_downgrade=true" in refused["msg"]
+    assert uploads(sim, device) == [] and write_log(sim, device) == []
+    back = [task("device_firmware", device, path=str(old), allow_downgrade=True, reboot_timeout=30)]
+    checked_back = ok(play.run(back, device.name, check=True)[0])
+    assert checked_back["msg"] == "would downgrade from 3.10.0 to 3.9.2" and uploads(sim, device) == []
+    done = ok(play.run(back, device.name)[0])
+    assert done["changed"] is True and done["msg"] == "downgraded from 3.10.0 to 3.9.2"
+    assert firmware_version(device) == "3.9.2" and len(uploads(sim, device)) == 1
+
+
+def test_firmware_from_a_folder_takes_the_bundle_for_the_model_and_version(play, sim, fresh, tmp_path):
+    """Issue 30: one folder for a mixed fleet; each device gets its model's bundle, of the version
+    asked for, else the newest; none fits: a clear error before any upload."""
+    folder = tmp_path / "firmware"
+    folder.mkdir()
+    for kind, version in (("ts_analyzer", "2.4.1"), ("ts_analyzer", "2.10.0"), ("fm_monitor", "3.1.0"),
+                          ("fm_monitor", "2.4.1")):
+        (folder / ("%s-%s.swu" % (kind, version))).write_bytes(swu.build(version, model=kind))
+    (folder / "notes.txt").write_text("not a bundle")
+    ts, fm = fresh("ts-001"), fresh("fm-001")
+    picked = {}
+    for device, version in ((ts, None), (ts, "2.4.1"), (fm, None), (fm, "2.4.1")):
+        options = {"version": version} if version else {}
+        result = ok(play.run([task("device_firmware", device, path=str(folder), **options)], device.name,
+                             check=True)[0])
+        picked[(device.name, version)] = (result["bundle_path"].rsplit("/", 1)[1], result["device_model"])
+    assert picked == {("ts-001", None): ("ts_analyzer-2.10.0.swu", "TSA-4"),
+                      ("ts-001", "2.4.1"): ("ts_analyzer-2.4.1.swu", "TSA-4"),
+                      ("fm-001", None): ("fm_monitor-3.1.0.swu", swu.MODELS["fm_monitor"]),
+                      ("fm-001", "2.4.1"): ("fm_monitor-2.4.1.swu", swu.MODELS["fm_monitor"])}
+    missing = play.run([task("device_firmware", ts, path=str(folder), version="3.1.0")], ts.name)[0]
+    assert missing["failed"] is True and "no bundle in %s for model TSA-4, version 3.1.0" % folder in missing["msg"]
+    assert "fm_monitor-3.1.0.swu (version 3.1.0, for %s)" % swu.MODELS["fm_monitor"] in missing["msg"]
+    assert uploads(sim, ts) == [] and uploads(sim, fm) == []
+
+
+def test_firmware_single_bundle_of_another_version_fails_before_any_request(play, sim, fresh, tmp_path):
+    device = fresh("ts-002")
+    bundle = tmp_path / "fw.swu"
+    bundle.write_bytes(swu.build("2.4.1", model="ts_analyzer"))
+    result = play.run([task("device_firmware", device, path=str(bundle), version="2.5.0")], device.name)[0]
+    assert result["failed"] is True and "version: the bundle %s carries version 2.4.1, not 2.5.0" % bundle in result["msg"]
+    assert sim.call(lambda: list(device.requests)) == []
 
 
 def test_firmware_bad_path_fails_before_any_request(play, sim, fresh, tmp_path):

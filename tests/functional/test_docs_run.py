@@ -159,4 +159,6 @@ def test_readme_and_guides_run_as_written(fleet, collections_path, tmp_path):
     assert ran, "no block was run"
     # where the README says the outputs go: the directory ansible-playbook runs in
     assert (workdir / "audit-report.json").is_file()
-    assert sorted(os.listdir(workdir / "backups")) == ["fm-tx-north.json", "history", "ts-studio-a.json"]
+    assert sorted(os.listdir(workdir / "backups")) == ["fm-tx-north.json", "history", "pre-upgrade", "ts-studio-a.json"]
+    # the rollout's backups before each upgrade, beside (never instead of) backup.yml's
+    assert {name.rsplit("-", 2)[0] for name in os.listdir(workdir / "backups" / "pre-upgrade")} == {"ts-studio-a"}

@@ -73,6 +73,8 @@ def test_firmware_rollout_by_fqcn_backs_up_into_the_working_directory(fleet, ins
     (work / "analyzer-2.4.1.swu").write_bytes(swu.build("2.4.1"))
     run_fqcn(fleet, installed, work, "firmware_rollout", "-e", "firmware_rollout_bundle=analyzer-2.4.1.swu",
              "-e", "firmware_rollout_hosts=ts_analyzers", "-e", "firmware_rollout_timeout=30")
-    assert os.listdir(work / "backups") == ["ts-001.json"]
-    assert json.loads((work / "backups" / "ts-001.json").read_text())["device_type"] == "ts_analyzer"
+    assert os.listdir(work / "backups") == ["pre-upgrade"]  # the pre-upgrade backups have a folder of their own
+    kept = os.listdir(work / "backups" / "pre-upgrade")
+    assert len(kept) == 1 and kept[0].startswith("ts-001-1.0.0-"), kept
+    assert json.loads((work / "backups" / "pre-upgrade" / kept[0]).read_text())["device_type"] == "ts_analyzer"
     assert collection_files(installed) == before

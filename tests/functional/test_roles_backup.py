@@ -149,8 +149,13 @@ def test_restore_stops_on_another_firmware_and_upgrades_with_a_bundle(fleet, col
     assert "firmware_mismatch=warn" in output
     assert Http(device, FLEET_PASSWORD).get("/inputs") == []  # nothing of the configuration was written
 
+    # Issue 30: the backup's firmware found in a folder of bundles by the device's model and the backup's version
+    folder = tmp_path / "firmware"
+    folder.mkdir()
+    for kind, version in (("ts_analyzer", "2.4.1"), ("ts_analyzer", "3.1.0"), ("fm_monitor", "2.4.1")):
+        (folder / ("%s-%s.swu" % (kind, version))).write_bytes(swu.build(version, model=kind))
     code, output, hosts = run_playbook(fleet, collections_path, tmp_path, "restore.yml",
-                                       all_vars=dict(restore, restore_firmware_bundle=str(bundle)),
+                                       all_vars=dict(restore, restore_firmware_bundle=str(folder)),
                                        extra_vars={"restore_hosts": device.name})
     assert code == 0, output
     assert Http(device, FLEET_PASSWORD).get("/system/device")["firmware_version"] == "2.4.1"

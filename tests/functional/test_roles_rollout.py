@@ -68,12 +68,13 @@ def test_rollout_halts_at_the_refused_bundle_and_leaves_the_rest_untouched(fleet
     assert hosts["ts-002"]["failed"] == 1, output
     assert "the device refused the bundle" in output and "altered bundle" in output
     assert firmware_version(devices[1]) == "1.0.0"
-    assert (backups / "ts-001.json").is_file() and (backups / "ts-002.json").is_file()
+    assert sorted(name.rsplit("-", 1)[0] for name in os.listdir(backups / "pre-upgrade")) == [
+        "ts-001-1.0.0", "ts-002-1.0.0"]
     for device in devices[2:]:
         assert device.name not in hosts, output  # never reached
         assert fleet.call(lambda d=device: list(d.requests)) == []  # not even a login
         assert firmware_version(device) == "1.0.0"
-    assert not (backups / "ts-003.json").exists() and not (backups / "fm-001.json").exists()
+    assert os.listdir(backups) == ["pre-upgrade"]
 
 
 def test_rollout_of_the_installed_version_does_nothing(fleet, collections_path, tmp_path, bundles):
@@ -99,7 +100,8 @@ def test_rollout_of_the_installed_version_does_nothing(fleet, collections_path, 
     assert code == 0, output
     assert [hosts[d.name]["changed"] for d in devices] == [0, 0], output
     assert all(fleet.call(d.writes) == [] for d in devices)
-    assert not (tmp_path / "b").exists() or sorted(os.listdir(tmp_path / "b")) == ["fm-001.json", "ts-003.json"]
+    assert sorted(name.rsplit("-", 1)[0] for name in os.listdir(tmp_path / "b" / "pre-upgrade")) == [
+        "fm-001-1.0.0", "ts-003-1.0.0"]  # the second run backed nothing up
 
 
 def quiet_inputs(device):
@@ -174,3 +176,121 @@ def test_rollout_stops_at_the_device_whose_upgrade_broke_an_input(fleet, collect
     assert passed["regressions"] == [] and ("input News (id 1)", "receiving") in [
         (r["item"], r["what"]) for r in passed["transient"]], passed
     assert "cleared before the confirming snapshot: input News (id 1): was receiving its stream" in markdown, markdown
+
+
+# -- issue 30: the bundle's target, downgrades, a mixed fleet, history kept ----------------------
+
+@pytest.fixture(scope="module")
+def mixed():
+    """Two analyzers and an FM monitor; each device installs any signed bundle (the simulator's
+    default "ignored" target check), so only the collection can refuse a wrong one."""
+    with running_fleet(ts=2, fm=1, time_scale=0.02) as runner:
+        yield runner
+
+
+def upload_requests(fleet, device):
+    return [r for r in fleet.call(lambda: list(device.requests)) if r["path"] == "/api/system/upgrade"]
+
+
+def set_firmware(fleet, device, version):
+    fleet.call(lambda: device.state.update(firmware_version=version))
+
+
+ROLLOUT = {"firmware_rollout_timeout": 30, "firmware_rollout_snapshot_confirm_interval": 1}
+
+
+def test_rollout_refuses_a_wrong_type_bundle_and_a_downgrade_before_any_upload(mixed, collections_path, tmp_path):
+    """An analyzer's bundle given to an FM monitor, and an analyzer's bundle older than what it runs: both
+    stop the device before any upload (no POST /system/upgrade in the request log), in check mode too; the
+    downgrade goes through with firmware_rollout_allow_downgrade."""
+    ts, fm = mixed.fleet.by_name("ts-002"), mixed.fleet.by_name("fm-001")
+    for device in (ts, fm):
+        mixed.call(device.reset)
+    set_firmware(mixed, ts, "3.1.0")
+    analyzer = tmp_path / "analyzer-2.4.1.swu"
+    analyzer.write_bytes(swu.build("2.4.1", model="ts_analyzer"))
+    reports = tmp_path / "reports"
+    settings = dict(ROLLOUT, firmware_rollout_bundle=str(analyzer), firmware_rollout_report_dir=str(reports),
+                    firmware_rollout_backup_dir=str(tmp_path / "backups"))
+    for check in (True, False):
+        code, output, hosts = run_rollout(mixed, collections_path, tmp_path, all_vars=settings, check=check,
+                                          extra_vars={"broadcast_monitoring_password": "admin",
+                                                      "firmware_rollout_hosts": "fm-001"})
+        assert code != 0 and hosts["fm-001"]["failed"] == 1, output
+        assert "is for TSA-4, and this device is a FMM-8 FM Monitoring Receiver" in output, output
+        code, output, hosts = run_rollout(mixed, collections_path, tmp_path, all_vars=settings, check=check,
+                                          extra_vars={"broadcast_monitoring_password": "admin",
+                                                      "firmware_rollout_hosts": "ts-002"})
+        assert code != 0 and hosts["ts-002"]["failed"] == 1, output
+        assert "carries firmware 2.4.1, older than the installed 3.1.0: a downgrade" in output, output
+        assert "set firmware_rollout_allow_downgrade=true to go back to it" in output, output
+    assert upload_requests(mixed, fm) == [] and upload_requests(mixed, ts) == []
+    assert mixed.call(fm.writes) == [] and mixed.call(ts.writes) == []
+    assert (firmware_version(fm), firmware_version(ts)) == ("1.0.0", "3.1.0")
+    report = json.loads((reports / "firmware_rollout.json").read_text())
+    assert [(d["host"], d["status"]) for d in report["devices"]] == [("ts-002", "bundle refused")], report
+    assert "a downgrade" in report["devices"][0]["message"]
+    assert not (tmp_path / "backups" / "pre-upgrade").exists() or os.listdir(tmp_path / "backups" / "pre-upgrade") == []
+
+    code, output, hosts = run_rollout(mixed, collections_path, tmp_path,
+                                      all_vars=dict(settings, firmware_rollout_allow_downgrade=True),
+                                      extra_vars={"broadcast_monitoring_password": "admin",
+                                                  "firmware_rollout_hosts": "ts-002"})
+    assert code == 0, output
+    assert firmware_version(ts) == "2.4.1" and len(upload_requests(mixed, ts)) == 1
+    backups = os.listdir(tmp_path / "backups" / "pre-upgrade")
+    assert len(backups) == 1 and backups[0].startswith("ts-002-3.1.0-"), backups
+    kept = json.loads((tmp_path / "backups" / "pre-upgrade" / backups[0]).read_text())
+    assert kept["device"]["firmware_version"] == "3.1.0"
+
+
+def test_mixed_fleet_gets_one_bundle_per_type_and_keeps_its_history(mixed, collections_path, tmp_path):
+    """One folder of bundles for a mixed fleet (and, in check mode, one bundle per type): each device gets
+    its model's newest bundle. The pre-upgrade backups have files of their own that a later backup.yml
+    leaves alone, and each run keeps its own report."""
+    devices = [mixed.fleet.by_name(n) for n in ("ts-001", "ts-002", "fm-001")]
+    for device in devices:
+        mixed.call(device.reset)
+    folder = tmp_path / "firmware"
+    folder.mkdir()
+    for kind, version in (("ts_analyzer", "2.0.0"), ("ts_analyzer", "2.4.1"), ("fm_monitor", "3.1.0")):
+        (folder / ("%s-%s.swu" % (kind, version))).write_bytes(swu.build(version, model=kind))
+    backups, reports = tmp_path / "backups", tmp_path / "reports"
+    settings = dict(ROLLOUT, firmware_rollout_backup_dir=str(backups), firmware_rollout_report_dir=str(reports))
+    password = {"broadcast_monitoring_password": "admin"}
+    per_type = {"ts_analyzer": str(folder / "ts_analyzer-2.4.1.swu"), "fm_monitor": str(folder / "fm_monitor-3.1.0.swu")}
+    code, output, hosts = run_rollout(mixed, collections_path, tmp_path, check=True, extra_vars=password,
+                                      all_vars=dict(settings, firmware_rollout_bundles=per_type))
+    assert code == 0 and all(hosts[d.name]["failed"] == 0 for d in devices), output
+    assert all(upload_requests(mixed, d) == [] for d in devices)
+
+    code, output, hosts = run_rollout(mixed, collections_path, tmp_path, extra_vars=password,
+                                      all_vars=dict(settings, firmware_rollout_bundle=str(folder)))
+    assert code == 0, output
+    assert [firmware_version(d) for d in devices] == ["2.4.1", "2.4.1", "3.1.0"]
+    pre_upgrade = {name: (backups / "pre-upgrade" / name).read_text() for name in os.listdir(backups / "pre-upgrade")}
+    assert sorted(name.rsplit("-", 1)[0] for name in pre_upgrade) == ["fm-001-1.0.0", "ts-001-1.0.0", "ts-002-1.0.0"]
+    assert all(json.loads(text)["device"]["firmware_version"] == "1.0.0" for text in pre_upgrade.values())
+    first = json.loads((reports / "firmware_rollout.json").read_text())
+    assert {(d["host"], d["status"], d["bundle"]) for d in first["devices"]} == {
+        ("ts-001", "upgraded", "ts_analyzer-2.4.1.swu"), ("ts-002", "upgraded", "ts_analyzer-2.4.1.swu"),
+        ("fm-001", "upgraded", "fm_monitor-3.1.0.swu")}, first
+    assert {os.path.basename(d["backup"]) for d in first["devices"]} == set(pre_upgrade)
+
+    code, output = run_playbook(mixed, collections_path, tmp_path, "backup.yml",
+                                all_vars=dict(password, backup_dir=str(backups)))[:2]
+    assert code == 0, output
+    assert json.loads((backups / "ts-001.json").read_text())["device"]["firmware_version"] == "2.4.1"
+    assert {name: (backups / "pre-upgrade" / name).read_text()
+            for name in os.listdir(backups / "pre-upgrade")} == pre_upgrade  # the 1.0.0 backups survive
+
+    code, output, hosts = run_rollout(mixed, collections_path, tmp_path, extra_vars=password,
+                                      all_vars=dict(settings, firmware_rollout_bundle=str(folder)))
+    assert code == 0, output
+    runs = sorted(name for name in os.listdir(reports) if name.startswith("firmware_rollout-"))
+    assert len(runs) == 4 and [name.rsplit(".", 1)[1] for name in runs] == ["json", "md", "json", "md"], runs
+    older, newer = (json.loads((reports / name).read_text()) for name in runs if name.endswith(".json"))
+    assert older == first and older["run"] < newer["run"]
+    assert {d["status"] for d in newer["devices"]} == {"already on the bundle's version"}, newer
+    assert json.loads((reports / "firmware_rollout.json").read_text()) == newer  # the latest run's copy
+    assert (reports / "firmware_rollout.md").read_text() == (reports / runs[3]).read_text()

@@ -40,6 +40,10 @@ def parse_args(argv):
                         help="what an FM monitor's GET /conf carries (its structure is not shown): everything, or "
                              "no log settings and no per-tuner hw_settings, thresholds and schedule, which are then "
                              "set only through their own endpoints (default %(default)s)")
+    parser.add_argument("--bundle-target", choices=("ignored", "checked"), default="ignored",
+                        help="whether a device refuses a firmware bundle whose hardware-compatibility names other "
+                             "models (the documents do not say): install any signed bundle, or check (default "
+                             "%(default)s)")
     args = parser.parse_args(argv)
     if args.ts < 0 or args.fm < 0 or args.ts + args.fm == 0:
         parser.error("--ts and --fm must be >= 0 and start at least one device")
@@ -66,6 +70,7 @@ async def serve(args):
         state_dir=args.state_dir, faults=args.faults, seed=args.seed, ts_upgrade=args.ts_upgrade,
         ts_role_denied=args.ts_role_denied,
         unknown_fields=args.unknown_fields, fm_conf=args.fm_conf, shape=args.shape,
+        bundle_target=args.bundle_target,
     )
     await fleet.start()
     fleet.write_inventory(args.inventory)

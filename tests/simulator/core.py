@@ -199,9 +199,21 @@ class Device:
     #: by itself). The first entry is the model's default; a model whose document decides it
     #: offers only that one.
     UPGRADE_BEHAVIOURS = ("pending",)
+    #: The model the device reports (models set it).
+    MODEL = None
+    #: Whether an upload is checked against the bundle's target (its ``hardware-compatibility``
+    #: list): neither document nor NOTES.md says that a device checks it, so both are offered.
+    #: "ignored" (default): any signed bundle is installed; "checked": a bundle naming other
+    #: models than this device's is refused, one naming none is installed.
+    BUNDLE_TARGET_CHECKS = ("ignored", "checked")
 
     def __init__(self, name, address, port, time_scale=1.0, state_dir=None, seed=0, upgrade=None,
-                 unknown_fields="refuse", shape="documented"):
+                 unknown_fields="refuse", shape="documented", bundle_target="ignored"):
+        if bundle_target not in self.BUNDLE_TARGET_CHECKS:
+            raise ValueError("%s: bundle_target %r is not one of %s"
+                             % (name, bundle_target, ", ".join(self.BUNDLE_TARGET_CHECKS)))
+        #: "ignored" or "checked" (BUNDLE_TARGET_CHECKS); may be changed while it runs
+        self.bundle_target = bundle_target
         if shape not in SHAPES:
             raise ValueError("%s: shape %r is not one of %s" % (name, shape, ", ".join(SHAPES)))
         #: how this device shapes its answers (SHAPES); may be changed while it runs
@@ -561,7 +573,7 @@ class Device:
 
     def info(self):
         return {"name": self.name, "kind": self.kind, "address": self.address, "port": self.port, "down": self.down,
-                "upgrade": self.upgrade, "unknown_fields": self.unknown_fields}
+                "upgrade": self.upgrade, "bundle_target": self.bundle_target, "unknown_fields": self.unknown_fields}
 
     # -- lifecycle --------------------------------------------------------------------
     async def start(self):
@@ -711,7 +723,7 @@ class Device:
         if blob is None:
             raise ApiError(400, "multipart field file is missing")
         try:
-            version = swu.verify(bytes(blob))
+            version = swu.verify(bytes(blob), self.MODEL if self.bundle_target == "checked" else None)
         except swu.BundleError as err:
             self.log("error", "firmware refused: %s" % err, pid="swupdate")
             raise ApiError(400, "Firmware package rejected: %s" % err) from None

@@ -47,7 +47,8 @@ def port_is_bindable(address, port):
 
 class Fleet:
     def __init__(self, ts=0, fm=0, address="127.0.10.1", port=80, time_scale=1.0, state_dir=None, faults=None, seed=0,
-                 ts_upgrade=None, ts_role_denied=403, unknown_fields="refuse", fm_conf="complete", shape="documented"):
+                 ts_upgrade=None, ts_role_denied=403, unknown_fields="refuse", fm_conf="complete", shape="documented",
+                 bundle_target="ignored"):
         addresses = loopback_addresses(address, ts + fm)
         if state_dir:
             os.makedirs(state_dir, exist_ok=True)
@@ -61,7 +62,7 @@ class Fleet:
                        else {"conf": fm_conf})
             device = MODELS[kind](name, addr, port, time_scale=time_scale, state_dir=state_dir,
                                   seed=seed + len(self.devices), unknown_fields=unknown_fields, shape=shape,
-                                  **options)
+                                  bundle_target=bundle_target, **options)
             self.devices.append(device)
         for target, spec in faultspec.parse_cli(faults):
             for device in self.devices:

@@ -455,6 +455,7 @@ PARTIAL_CONF_TUNER_LEAVES_OUT = ("hw_settings", "thresholds", "schedule")
 class FmMonitor(Device):
     kind = "fm_monitor"
     login_path = "/login"
+    MODEL = "FMM-8 FM Monitoring Receiver"
 
     def __init__(self, *args, conf="complete", **kwargs):
         if conf not in ("complete", "partial"):
@@ -1155,7 +1156,7 @@ class FmMonitor(Device):
             "reboot_needed": self.state["reboot_needed"],
             "monitor_tuner": self.state["monitor"]["tuner_id"],
             "versions": {
-                "producer": "Simulated Broadcast Devices", "model_name": "FMM-8 FM Monitoring Receiver",
+                "producer": "Simulated Broadcast Devices", "model_name": self.MODEL,
                 "part_number": "FMM-8-R2", "serial_number": "FMM8%07d" % (self.seed % 10000000),
                 "package_ver": self.state["firmware_version"], "fpga_ver": "2.3.1", "streamer_ver": "1.8.0",
                 "kernel_ver": "5.10.184",

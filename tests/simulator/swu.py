@@ -5,8 +5,14 @@ software ``version`` and the sha256 of each image), then ``sw-description.sig``,
 images. The simulated devices trust one test key, derived here from a fixed seed so that no
 private key file is shipped; "signed" means an Ed25519 signature of ``sw-description`` by it.
 
-    python -m tests.simulator.swu build --version 2.4.1 --out fw.swu [--unsigned|--wrong-key|--tamper]
+    python -m tests.simulator.swu build --version 2.4.1 --out fw.swu [--model ts_analyzer|fm_monitor|NAME ...]
+                                        [--no-target] [--unsigned|--wrong-key|--tamper]
     python -m tests.simulator.swu show fw.swu
+
+The bundle's target is SWUpdate's ``hardware-compatibility`` list in ``sw-description``: the
+models it is made for. By default a test bundle names every simulated model (one bundle for
+the whole test fleet); ``--model`` (repeatable; a device type stands for its model) names
+only those, and ``--no-target`` leaves the list out.
 """
 
 import argparse
@@ -23,6 +29,10 @@ IMAGE = "rootfs.img"
 _TRUSTED = Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"broadcast.monitoring simulator test key").digest())
 _UNTRUSTED = Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"somebody else's key").digest())
 VERSION_RE = re.compile(rb'\bversion\s*=\s*"([^"]+)"')
+TARGET_RE = re.compile(rb'\bhardware-compatibility\s*[:=]\s*\[([^\]]*)\]')
+#: the model each simulated device type reports (ts.py's GET /system/device ``model``,
+#: fm.py's GET /status ``versions.model_name``)
+MODELS = {"ts_analyzer": "TSA-4", "fm_monitor": "FMM-8 FM Monitoring Receiver"}
 
 
 class BundleError(ValueError):
@@ -69,17 +79,29 @@ def cpio_unpack(blob):
         members.append((name, data))
 
 
-def description(version, image):
+def models_of(model):
+    """The target list for ``model``: None (every simulated model), a name or device type,
+    or a list of them; ``[]`` for no target."""
+    if model is None:
+        return list(MODELS.values())
+    names = [model] if isinstance(model, str) else list(model)
+    return [MODELS.get(name, name) for name in names]
+
+
+def description(version, image, target=None):
+    compatible = ('\thardware-compatibility: [ %s ];\n' % ", ".join('"%s"' % name for name in target)
+                  if target else "")
     return (
-        'software =\n{\n\tversion = "%s";\n\tdescription = "broadcast.monitoring simulator firmware";\n'
+        'software =\n{\n\tversion = "%s";\n\tdescription = "broadcast.monitoring simulator firmware";\n%s'
         '\timages: (\n\t\t{\n\t\t\tfilename = "%s";\n\t\t\tsha256 = "%s";\n\t\t}\n\t);\n}\n'
-        % (version, IMAGE, hashlib.sha256(image).hexdigest())
+        % (version, compatible, IMAGE, hashlib.sha256(image).hexdigest())
     ).encode()
 
 
-def build(version, unsigned=False, wrong_key=False, tamper=False):
+def build(version, unsigned=False, wrong_key=False, tamper=False, model=None):
+    """A bundle of ``version`` for ``model`` (see ``models_of``; ``[]``: a bundle naming no model)."""
     image = ("simulated root filesystem %s\n" % version).encode() * 64
-    desc = description(version, image)
+    desc = description(version, image, models_of(model))
     members = [(DESCRIPTION, desc)]
     if not unsigned:
         members.append((SIGNATURE, (_UNTRUSTED if wrong_key else _TRUSTED).sign(desc)))
@@ -99,8 +121,18 @@ def read_version(blob):
     return match.group(1).decode()
 
 
-def verify(blob):
-    """The bundle's version when the device would install it; BundleError otherwise."""
+def read_target(blob):
+    """The models the bundle's ``hardware-compatibility`` lists name; [] when it has none."""
+    found = []
+    for listed in TARGET_RE.findall(cpio_unpack(blob)[0][1]):
+        found += [name.decode() for name in re.findall(rb'"([^"]*)"', listed)]
+    return found
+
+
+def verify(blob, model=None):
+    """The bundle's version when the device would install it; BundleError otherwise. With
+    ``model`` (a device that checks the target), a bundle whose target names other models
+    is refused; one that names none is installed."""
     members = cpio_unpack(blob)
     version = read_version(blob)
     files = dict(members)
@@ -115,6 +147,9 @@ def verify(blob):
         data = files.get(name.decode())
         if data is None or hashlib.sha256(data).hexdigest().encode() != digest:
             raise BundleError("image %s does not match its checksum (altered bundle)" % name.decode())
+    target = read_target(blob)
+    if model is not None and target and model not in target:
+        raise BundleError("bundle is for %s, not for this %s" % (", ".join(target), model))
     return version
 
 
@@ -124,6 +159,11 @@ def main(argv=None):
     make = sub.add_parser("build", help="build a test bundle")
     make.add_argument("--version", required=True)
     make.add_argument("--out", required=True)
+    aim = make.add_mutually_exclusive_group()
+    aim.add_argument("--model", action="append",
+                     help="a model the bundle is for (repeatable; ts_analyzer or fm_monitor stand for the simulated"
+                          " models); default: every simulated model")
+    aim.add_argument("--no-target", action="store_true", help="no hardware-compatibility list: names no model")
     bad = make.add_mutually_exclusive_group()
     bad.add_argument("--unsigned", action="store_true", help="no signature (refused)")
     bad.add_argument("--wrong-key", action="store_true", help="signed by an untrusted key (refused)")
@@ -133,12 +173,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.command == "build":
         with open(args.out, "wb") as handle:
-            handle.write(build(args.version, args.unsigned, args.wrong_key, args.tamper))
+            handle.write(build(args.version, args.unsigned, args.wrong_key, args.tamper,
+                               model=[] if args.no_target else args.model))
         return 0
     with open(args.path, "rb") as handle:
         blob = handle.read()
     try:
-        print("version %s, accepted" % verify(blob))
+        version = verify(blob)
+        print("version %s, for %s, accepted" % (version, ", ".join(read_target(blob)) or "no model named"))
     except BundleError as err:
         print("refused: %s" % err)
         return 1

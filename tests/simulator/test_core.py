@@ -13,6 +13,8 @@ import yaml
 from . import swu
 from .conftest import Api
 from .fleet import Fleet, loopback_addresses, running_fleet
+from .fm import FmMonitor
+from .ts import TsAnalyzer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -353,6 +355,47 @@ def test_swu_tool_builds_bundles_and_reads_their_version(tmp_path):
     shown = subprocess.run([sys.executable, "-m", "tests.simulator.swu", "show", str(bad)], cwd=ROOT,
                            capture_output=True, text=True, check=False)
     assert shown.returncode == 1 and "altered" in shown.stdout
+
+
+def test_swu_tool_builds_bundles_for_a_model(tmp_path):
+    """Test bundles name their target as SWUpdate's hardware-compatibility list: every simulated
+    model by default, the ones asked for with --model (a device type stands for its model), none
+    with --no-target."""
+    built = {}
+    for label, extra in (("any", []), ("ts", ["--model", "ts_analyzer"]), ("named", ["--model", "XYZ-1"]),
+                         ("bare", ["--no-target"])):
+        path = tmp_path / ("%s.swu" % label)
+        subprocess.run([sys.executable, "-m", "tests.simulator.swu", "build", "--version", "3.1.0", "--out", str(path)]
+                       + extra, cwd=ROOT, check=True)
+        built[label] = swu.read_target(path.read_bytes())
+    assert built == {"any": ["TSA-4", "FMM-8 FM Monitoring Receiver"], "ts": ["TSA-4"], "named": ["XYZ-1"],
+                     "bare": []}
+    assert swu.MODELS == {"ts_analyzer": TsAnalyzer.MODEL, "fm_monitor": FmMonitor.MODEL}
+    shown = subprocess.run([sys.executable, "-m", "tests.simulator.swu", "show", str(tmp_path / "ts.swu")], cwd=ROOT,
+                           capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "version 3.1.0, for TSA-4, accepted"
+
+
+@pytest.mark.parametrize("check", ["ignored", "checked"])
+def test_bundle_target_variants(fm, check):
+    """No document says whether a device checks a bundle's target (NOTES.md, Firmware bundles, names
+    only the signature check): both variants. "checked" refuses a bundle naming other models and
+    installs one naming none; "ignored" installs any signed bundle."""
+    fm.device.bundle_target = check
+    try:
+        wrong = upload(fm, swu.build("2.4.1", model="ts_analyzer"))
+        if check == "checked":
+            assert wrong.status_code == 400, wrong.text
+            assert "bundle is for TSA-4, not for this FMM-8 FM Monitoring Receiver" in wrong.json()["message"]
+            assert fm.get("/status").json()["reboot_needed"] is False
+            assert upload(fm, swu.build("2.4.1", model=[])).status_code == 200
+        else:
+            assert wrong.status_code == 200, wrong.text
+        assert upload(fm, swu.build("2.4.1", model="fm_monitor")).status_code == 200
+    finally:
+        fm.device.bundle_target = "ignored"
+    with pytest.raises(ValueError, match="bundle_target 'maybe'"):
+        Fleet(fm=1, address="127.0.83.1", bundle_target="maybe")
 
 
 # -- scale -----------------------------------------------------------------------------------

@@ -649,6 +649,7 @@ class TsAnalyzer(Device):
     # The analyzer's document does not say whether an upgrade reboots: both are offered
     # (README, "Open choices"); "reboots" stays the default the fleet has always had.
     UPGRADE_BEHAVIOURS = ("reboots", "pending")
+    MODEL = MODEL
     #: statuses a user token on an admin route may get (the document does not say; README)
     ROLE_DENIED_VARIANTS = (403, 401)
 
