@@ -400,7 +400,8 @@ def test_audit_scoped_with_limit_reports_the_hosts_that_ran_and_keeps_each_run(f
     proc = ansible_playbook(fleet.sim, fleet.collections_path, fleet.workdir,
                             ["-i", str(broken), "-i", os.path.join(ROOT, "playbooks", "inventory"),
                              os.path.join(ROOT, "playbooks", "audit.yml"), "-e", "audit_report=%s" % latest,
-                             "--limit", "ts-001,ts-002,localhost"])
+                             "--limit", "ts-001,ts-002,localhost"],
+                            env={"BROADCAST_MONITORING_PASSWORD": "admin"})
     assert proc.returncode != 0 and recap(proc.output)["ts-002"]["failed"] == 1, proc.output
     report = json.loads(latest.read_text())
     assert report["audited"] == ["ts-001"] and list(report["failed"]) == ["ts-002"], report
