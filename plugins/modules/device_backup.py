@@ -87,7 +87,7 @@ def write_backup(module):
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC)
+    module = DeviceModule(ARGUMENT_SPEC, reads_only=True)
     module.run(lambda: write_backup(module))
 
 
