@@ -157,12 +157,13 @@ class DeviceModule(AnsibleModule):
 
     def writer_lock(self):
         """The device's lock (device_lock.py) for a run that may write to it; nothing for one
-        that only reads: check mode, gathered, parsed, rendered, a module that only reads."""
+        that only reads: check mode, gathered, parsed, rendered, a module that only reads.
+        The wait is checked in every run, so check mode finds a bad one too."""
+        timeout = device_lock.timeout_from(os.environ)
         if self.reads_only or self.check_mode or self.offline or self.working_state == "gathered":
             return contextlib.nullcontext()
         key = device_lock.device_key(self.params["host"], self.params.get("port"), self.params["protocol"])
-        return device_lock.device_lock(key, device_lock.timeout_from(os.environ),
-                                       getattr(self, "_name", None) or "a module")
+        return device_lock.device_lock(key, timeout, getattr(self, "_name", None) or "a module")
 
     def run(self, work):
         """Call ``work()`` and exit with its result; every expected failure becomes one
