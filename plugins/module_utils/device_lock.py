@@ -78,7 +78,7 @@ def lock_folder():
     info = os.lstat(folder)
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
         raise LockError("the folder of the device locks, %s, is not a directory of this user's that only it may"
-                          " write to; remove it (it is made again), nothing was sent to the device" % folder)
+                        " write to; remove it (it is made again), nothing was sent to the device" % folder)
     return folder
 
 

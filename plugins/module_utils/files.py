@@ -89,8 +89,9 @@ def regular_file(path):
 
 
 def file_sha256(path):
+    """The SHA-256 of the regular file ``path`` (a symlink there is refused, not followed)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as handle:
         for chunk in iter(lambda: handle.read(CHUNK), b""):
             digest.update(chunk)
     return digest.hexdigest()
