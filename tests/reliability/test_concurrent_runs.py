@@ -262,3 +262,9 @@ def test_the_lock_file_is_per_device_and_the_default_wait_is_documented():
         device_lock.timeout_from({device_lock.TIMEOUT_ENV: "soon"})
     path = device_lock.lock_file("x:1")
     assert os.stat(os.path.dirname(path)).st_mode & 0o777 == 0o700
+    with device_lock.device_lock("x:1", 0, "one run"):  # 0: do not wait
+        with pytest.raises(device_lock.LockError, match=r"\(one run, process \d+\) .* device x:1 .* wait of 0 s"):
+            with device_lock.device_lock("x:1", 0, "another run"):
+                pass
+    with device_lock.device_lock("x:1", 0, "a later run"):  # released when the holder is done
+        pass
