@@ -83,7 +83,7 @@ if [ -f "$ROOT/playbooks/backup.yml" ]; then
 else
   playbook "$ROOT/tools/demo_backup.yml" -e "backup_dir=$WORK/backups"
 fi
-ls -l "$WORK/backups" | sed 1d
+find "$WORK/backups" -mindepth 1 -maxdepth 1 -printf "%M %8s %TY-%Tm-%Td %TH:%TM %f\n" | sort -k5
 
 rm -rf "$ROOT/build/demo" && mkdir -p "$ROOT/build/demo"
 cp -r "$WORK/drift.json" "$WORK/backups" "$ROOT/build/demo/"

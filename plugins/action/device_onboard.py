@@ -16,6 +16,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils.direct_execut
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils.onboard import (
     READS,
     document,
+    plain_strings,
     role_variables,
     without_secrets,
 )
@@ -72,7 +73,7 @@ class ActionModule(DirectExecutionAction):
         if secrets:
             warnings.append("the device holds secrets; the variables refer to vault variables instead, define them: %s"
                             % ", ".join(secrets))
-        out = {"changed": False, "variables": variables, "secrets": secrets, "modules": modules,
+        out = {"changed": False, "variables": plain_strings(variables), "secrets": secrets, "modules": modules,
                "content": document(host, device_type, variables, secrets)}
         if warnings:
             out["warnings"] = warnings

@@ -5,12 +5,19 @@
 downloads streamed from a device, and documents made in memory. Either way a file is
 replaced only when its content differs, through a temporary file beside it, so a second
 run reports no change and a failure never leaves half a file.
+
+What is at the destination counts only when it is a regular file. A symlink there (or
+anything else that is not a regular file) is never read or written through: it is
+replaced by the new file, as Ansible's copy and template replace one (their default
+``follow: false``), and the diff shows no content before. A new file is 0600 (a backup
+or a capture is the site's business only); a regular file that is replaced keeps its mode.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import tempfile
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, UNSAFE, DeviceError
@@ -18,6 +25,8 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import
 from ansible_collections.broadcast.monitoring.plugins.module_utils.transport import TransportError
 
 CHUNK = 1024 * 1024
+#: the mode of a new file (the umask can only take from it)
+NEW_FILE_MODE = 0o600
 
 
 def name_problem(name):
@@ -71,9 +80,18 @@ def destination(dest, default_name):
     return path
 
 
+def regular_file(path):
+    """True when ``path`` itself (not what a symlink there points to) is a regular file."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def file_sha256(path):
+    """The SHA-256 of the regular file ``path`` (a symlink there is refused, not followed)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as handle:
         for chunk in iter(lambda: handle.read(CHUNK), b""):
             digest.update(chunk)
     return digest.hexdigest()
@@ -112,7 +130,7 @@ def download(client, path, dest, params=None, idempotent=True, method="GET", bod
                 response.close()
         sha256 = digest.hexdigest()
         info = {"dest": dest, "size": size, "sha256": sha256}
-        if os.path.isfile(dest) and os.path.getsize(dest) == size and file_sha256(dest) == sha256:
+        if regular_file(dest) and os.path.getsize(dest) == size and file_sha256(dest) == sha256:
             os.unlink(part)
             return False, info
         if check_mode:
@@ -129,11 +147,13 @@ def download(client, path, dest, params=None, idempotent=True, method="GET", bod
 
 def write_if_changed(dest, data, check_mode):
     """Write ``data`` (bytes) to ``dest`` when its content differs. Returns ``(changed,
-    old)``, ``old`` the previous content or None."""
+    old)``, ``old`` the previous content, or None when ``dest`` is not a regular file (a
+    symlink there is not followed)."""
     old = None
-    if os.path.isfile(dest):
-        with open(dest, "rb") as handle:
-            old = handle.read()
+    if regular_file(dest):
+        handle = os.open(dest, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(handle, "rb") as opened:
+            old = opened.read()
     changed = old != data
     if changed and not check_mode:
         handle, part = tempfile.mkstemp(prefix=".%s." % os.path.basename(dest), suffix=".part",
@@ -151,11 +171,12 @@ def write_if_changed(dest, data, check_mode):
 
 
 def _keep_mode(part, dest):
-    """Give the new file the old one's mode, or the default for a new file (umask)."""
-    if os.path.exists(dest):
-        mode = os.stat(dest).st_mode & 0o7777
+    """Give the new file the mode of the regular file it replaces, or NEW_FILE_MODE less
+    the umask (never what a symlink at ``dest`` points to)."""
+    if regular_file(dest):
+        mode = os.lstat(dest).st_mode & 0o7777
     else:
         umask = os.umask(0)
         os.umask(umask)
-        mode = 0o666 & ~umask
+        mode = NEW_FILE_MODE & ~umask
     os.chmod(part, mode)

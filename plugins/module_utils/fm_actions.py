@@ -11,7 +11,7 @@ import os
 from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device as dev
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import BUSY, DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.files import download as download_file, file_sha256
+from ansible_collections.broadcast.monitoring.plugins.module_utils.files import download as download_file, file_sha256, regular_file
 
 
 # -- fm_station: actions on the station list ---------------------------------------------------
@@ -84,7 +84,7 @@ def dest_problems(where, dest):
 def download(client, what, dest, order, check_mode):
     """The alert CSV (``alerts_csv``) or the SNMP MIB (``mib``) streamed to ``dest``
     (files.download), replacing it only when its content differs."""
-    before = file_sha256(dest) if os.path.isfile(dest) else None
+    before = file_sha256(dest) if regular_file(dest) else None
     if what == "alerts_csv":
         changed, info = download_file(client, dev.ALERTS_CSV, dest, method="POST", body={"order": order},
                                       check_mode=check_mode)

@@ -6,12 +6,15 @@ options added, a client, and one place that turns failures into messages."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.validation import check_type_dict
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import client as client_mod
+from ansible_collections.broadcast.monitoring.plugins.module_utils import device_lock
 from ansible_collections.broadcast.monitoring.plugins.module_utils import offline
 from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import (
     CONNECTION_SPEC,
@@ -50,9 +53,11 @@ def device_file(device_type):
 
 class DeviceModule(AnsibleModule):
     """AnsibleModule for one device type; ``device`` is its shapes module (ts_device,
-    fm_device), or None for modules of both devices, which take a ``device_type`` option."""
+    fm_device), or None for modules of both devices, which take a ``device_type`` option.
+    ``reads_only``: the module never writes to the device (it takes no device lock)."""
 
-    def __init__(self, argument_spec, device=None, required_one_of=None, **kwargs):
+    def __init__(self, argument_spec, device=None, required_one_of=None, reads_only=False, **kwargs):
+        self.reads_only = reads_only
         shadowed = sorted(set(argument_spec) & set(CONNECTION_SPEC))
         if shadowed:  # a module option must never replace a connection option of the same name
             raise ValueError("module options shadow connection options: %s" % ", ".join(shadowed))
@@ -150,11 +155,24 @@ class DeviceModule(AnsibleModule):
                            " ts_analyzer or fm_monitor" % (fm_device.IDENTIFY, status))
         return None
 
+    def writer_lock(self):
+        """The device's lock (device_lock.py) for a run that may write to it; nothing for one
+        that only reads: check mode, gathered, parsed, rendered, a module that only reads.
+        The wait is checked in every run, so check mode finds a bad one too."""
+        timeout = device_lock.timeout_from(os.environ)
+        if self.reads_only or self.check_mode or self.offline or self.working_state == "gathered":
+            return contextlib.nullcontext()
+        key = device_lock.device_key(self.params["host"], self.params.get("port"), self.params["protocol"])
+        return device_lock.device_lock(key, timeout, getattr(self, "_name", None) or "a module")
+
     def run(self, work):
         """Call ``work()`` and exit with its result; every expected failure becomes one
         clear message (and nothing secret: messages never carry a password or token)."""
         try:
-            result = work()
+            with self.writer_lock():
+                result = work()
+        except device_lock.LockError as err:
+            self.fail_json(msg=str(err))
         except Conflict as err:
             self.fail_json(msg="the device's present state does not allow this, nothing was written: %s"
                            % "; ".join(err.problems), problems=err.problems)

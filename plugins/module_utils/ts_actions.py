@@ -16,7 +16,14 @@ import time
 from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device as dev
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import Conflict, InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.files import destination, device_name, download, file_sha256, plain_name
+from ansible_collections.broadcast.monitoring.plugins.module_utils.files import (
+    destination,
+    device_name,
+    download,
+    file_sha256,
+    plain_name,
+    regular_file,
+)
 from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import inputs_by_name, one_input
 
 POLL = 0.25
@@ -126,7 +133,7 @@ def _download(client, params, check_mode, dest):
     if entry is None:
         raise InputError(["filename: the SD card has no file %r (it has: %s)" % (
             filename, ", ".join(f["filename"] for f in files) or "none")])
-    if os.path.isfile(dest) and os.path.getsize(dest) == entry["size"] and not params.get("force"):
+    if regular_file(dest) and os.path.getsize(dest) == entry["size"] and not params.get("force"):
         return {"changed": False, "file": {"filename": filename, "dest": dest, "size": entry["size"],
                                            "sha256": file_sha256(dest)},
                 "msg": "%s already holds %s (same size; force=true downloads again)" % (dest, filename)}

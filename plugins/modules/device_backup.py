@@ -34,6 +34,9 @@ options:
     description:
       - File to write the backup to, where the module runs (the controller with C(connection=local)),
         or a directory, in which the file is named after O(host) (C(<host>.json)). The directory must exist.
+      - The file is replaced whole, through a temporary file beside it. A new file is C(0600) (less the umask); a
+        file that is replaced keeps its mode. A symlink at the file's place is never read or written through; it is
+        replaced by the file, as M(ansible.builtin.copy) replaces one, and the diff shows nothing before.
     type: path
     required: true
 notes:
@@ -87,7 +90,7 @@ def write_backup(module):
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC)
+    module = DeviceModule(ARGUMENT_SPEC, reads_only=True)
     module.run(lambda: write_backup(module))
 
 

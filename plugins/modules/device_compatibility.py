@@ -89,7 +89,7 @@ ARGUMENT_SPEC = dict()
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC)
+    module = DeviceModule(ARGUMENT_SPEC, reads_only=True)
     module.run(lambda: report(module))
 
 

@@ -31,6 +31,10 @@ description:
     Should a device return a value under a key named like a secret (C(password), C(token), C(community),
     C(passphrase), C(secret)), or the user-info of an address or URL (C(user:password@)), it is replaced by a
     reference to a vault variable, C({{ vault_<host>_<path> }}), whose name is listed in RV(secrets).
+  - What the device holds is data, never code. In RV(content), every value read from the device is tagged C(!unsafe),
+    so Ansible, which templates inventory values, reads it as it is (an input named C({{ lookup(...) }}) runs nothing
+    on the controller). Only the references to vault variables above are left as templates; in a reference to the
+    user-info of an address, the rest of the address is a quoted string literal with its special characters escaped.
   - The V(user) role (O(role)) can read every part.
 extends_documentation_fragment:
   - broadcast.monitoring.connection.PASSED_ON
@@ -95,7 +99,7 @@ EXAMPLES = r"""
   ansible.builtin.copy:
     content: "{{ onboarded.content }}"
     dest: "{{ onboard_dir }}/host_vars/{{ inventory_hostname }}.yml"
-    mode: "0644"
+    mode: "0600"
 
 - name: The same for an FM monitor, as a user that can only read
   broadcast.monitoring.device_onboard:

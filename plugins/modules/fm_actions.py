@@ -35,7 +35,9 @@ options:
     type: dict
     suboptions:
       dest:
-        description: File to write on the host the module runs on; its folder must exist.
+        description:
+          - File to write on the host the module runs on; its folder must exist.
+          - A new file is C(0600) (less the umask); a symlink at its place is replaced, never read or written through.
         type: path
         required: true
       order:
@@ -48,7 +50,9 @@ options:
     type: dict
     suboptions:
       dest:
-        description: File to write on the host the module runs on; its folder must exist.
+        description:
+          - File to write on the host the module runs on; its folder must exist.
+          - A new file is C(0600) (less the umask); a symlink at its place is replaced, never read or written through.
         type: path
         required: true
   clear_alerts:

@@ -277,7 +277,7 @@ def work(module):
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, fm_device)
+    module = DeviceModule(ARGUMENT_SPEC, fm_device, reads_only=True)
     module.run(lambda: work(module))
 
 

@@ -385,7 +385,7 @@ def work(module):
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, ts_device)
+    module = DeviceModule(ARGUMENT_SPEC, ts_device, reads_only=True)
     module.run(lambda: work(module))
 
 

@@ -66,6 +66,7 @@ options:
     description:
       - With V(download), the file to write, or an existing directory to write O(filename) into. Its directory
         must exist.
+      - A new file is C(0600) (less the umask); a symlink at its place is replaced, never read or written through.
     type: path
   force:
     description: With V(download), download even when O(dest) already has a file of the same size.

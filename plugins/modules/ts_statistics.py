@@ -51,6 +51,7 @@ options:
         (C(input-<id>-alerts.csv), C(DVB-MGTR101290-MIB.txt)). Its directory must exist.
       - A path on the host the module runs on (the controller with a local connection). The file is streamed to
         disk and replaced only when its content differs.
+      - A new file is C(0600) (less the umask); a symlink at its place is replaced, never read or written through.
     type: path
 notes:
   - V(reset_inputs) costs one read and one action per input; the other resets one action; a download one request

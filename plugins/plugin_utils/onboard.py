@@ -13,7 +13,13 @@ run with them, with purge too, has nothing to change.
 
 No password or token is ever part of the variables: the device never returns one, and a key
 named like a secret, or the user-info of an address, is replaced by a reference to a variable
-the user defines in a vault (``secret_variable``), listed in the result."""
+the user defines in a vault (``secret_variable``), listed in the result.
+
+Device text is data, never code: the file is inventory, and Ansible templates inventory
+values, so every value read from the device is written with the ``!unsafe`` tag (Ansible
+reads it as it is). Only the references to vault variables (``Reference``) are left for
+Ansible to template; in one that keeps part of the device's text, that part is a Jinja
+string literal with every character that is not plainly inert escaped."""
 
 from __future__ import annotations
 
@@ -172,17 +178,42 @@ def _userinfo(text):
 ADDRESS_RE = re.compile(r"(^|_)(url|server|servers|address|addresses|host)$")
 
 
+class Reference(str):
+    """A template of the collection's own, referring to a vault variable: the one kind of
+    string in the file that Ansible templates."""
+
+
+#: characters a Jinja string literal holds as they are; every other one is escaped
+LITERAL_SAFE = re.compile(r"[A-Za-z0-9 .,:/@_=+-]")
+
+
+def _literal(text):
+    """``text`` as a Jinja string literal that holds no quote, brace or backslash of its own."""
+    return '"%s"' % "".join(char if LITERAL_SAFE.match(char) else
+                            ("\\u%04x" % ord(char) if ord(char) <= 0xFFFF else "\\U%08x" % ord(char))
+                            for char in text)
+
+
+def plain_strings(value):
+    """``value`` with every ``Reference`` a plain string (for the task's result)."""
+    if isinstance(value, dict):
+        return {key: plain_strings(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain_strings(item) for item in value]
+    return str(value) if isinstance(value, Reference) else value
+
+
 def without_secrets(host, value, path=(), address=False):
     """``(value, [names])``: ``value`` with every secret replaced by a reference to a vault
-    variable (``{{ vault_<host>_<path> }}``), and the names of those variables. ``address``:
-    ``value`` is an address or URL (or a list of them)."""
+    variable (``{{ vault_<host>_<path> }}``, a ``Reference``), and the names of those
+    variables. ``address``: ``value`` is an address or URL (or a list of them)."""
     names = []
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
             if key in SECRET_KEYS and item not in (None, ""):
                 names.append(secret_variable(host, path + (key,)))
-                out[key] = "{{ %s }}" % names[-1]
+                out[key] = Reference("{{ %s }}" % names[-1])
             else:
                 out[key], found = without_secrets(host, item, path + (key,), bool(ADDRESS_RE.search(str(key))))
                 names.extend(found)
@@ -199,26 +230,77 @@ def without_secrets(host, value, path=(), address=False):
         span = _userinfo(value)
         if span:
             names.append(secret_variable(host, path + ("userinfo",)))
-            return value[:span[0]] + "{{ %s }}" % names[-1] + value[span[1]:], names
+            # the device's text around the reference stays data: string literals, escaped
+            return Reference("{{ %s ~ %s ~ %s }}" % (_literal(value[:span[0]]), names[-1],
+                                                     _literal(value[span[1]:]))), names
     return value, names
 
 
+UNSAFE = "!unsafe"
+
+
 class _Dumper(yaml.SafeDumper):
-    """Block style, with the innermost dicts and lists (only scalars inside) on one line."""
+    """Block style, with the innermost dicts and lists (only scalars inside) on one line.
+    Device text is tagged ``!unsafe``: the largest dict or list without a ``Reference`` in
+    it as a whole (Ansible reads all inside it as data), a string outside those on its own.
+    ``Reference`` strings stay plain, for Ansible to template."""
+
+    inert = 0  # > 0 while representing what an !unsafe dict or list holds
+
+    def ignore_aliases(self, data):
+        return True
 
     def represent_dict(self, data):
-        return self.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=_flat(data.values()))
+        return self._container(data, lambda tag: self._mapping(tag, data), "tag:yaml.org,2002:map")
 
     def represent_list(self, data):
-        return self.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=_flat(data))
+        return self._container(data, lambda tag: self.represent_sequence(tag, data, flow_style=_flat(data)),
+                               "tag:yaml.org,2002:seq")
+
+    def _mapping(self, tag, data):
+        # keys are the variables' and the modules' option names (or inside an !unsafe dict)
+        pairs = [(self.represent_scalar("tag:yaml.org,2002:str", key) if isinstance(key, str) else
+                  self.represent_data(key), self.represent_data(value)) for key, value in data.items()]
+        return yaml.MappingNode(tag, pairs, flow_style=_flat(data.values()))
+
+    def _container(self, data, represent, tag):
+        if self.inert or _has_reference(data):
+            return represent(tag)
+        self.inert += 1
+        try:
+            return represent(UNSAFE)
+        finally:
+            self.inert -= 1
+
+    def represent_device_str(self, data):
+        node = self.represent_str(data)
+        # a string Ansible's !unsafe would read as a number, boolean, null or date (it resolves
+        # the tagged text as if it were plain) stays quoted and untagged: it holds no template
+        if not self.inert and node.tag == "tag:yaml.org,2002:str" and \
+                self.resolve(yaml.ScalarNode, data, (True, False)) == "tag:yaml.org,2002:str":
+            node.tag = UNSAFE
+        return node
+
+    def represent_reference(self, data):
+        return self.represent_str(str(data))
 
 
 def _flat(values):
     return all(not isinstance(value, (dict, list)) for value in values)
 
 
+def _has_reference(value):
+    if isinstance(value, dict):
+        return any(_has_reference(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_has_reference(item) for item in value)
+    return isinstance(value, Reference)
+
+
 _Dumper.add_representer(dict, _Dumper.represent_dict)
 _Dumper.add_representer(list, _Dumper.represent_list)
+_Dumper.add_representer(str, _Dumper.represent_device_str)
+_Dumper.add_representer(Reference, _Dumper.represent_reference)
 
 
 def document(host, device_type, variables, secrets):
@@ -229,6 +311,7 @@ def document(host, device_type, variables, secrets):
         "# %s: the state the %s had when broadcast.monitoring.onboard read it, as the variables of the" % (host, role),
         "# broadcast.monitoring.%s role (its README and meta/argument_specs.yml describe them)." % role,
         "# No password or token is written here: the role logs in with broadcast_monitoring_password (vault it).",
+        "# What the device holds is tagged !unsafe: Ansible reads it as data, never as a template.",
     ]
     if secrets:
         lines.append("# Define these in a vault file; the device holds secrets here: %s." % ", ".join(secrets))

@@ -1,6 +1,8 @@
 """device_backup and device_restore: backup, factory reset, restore, backup again, equal."""
 
 import json
+import os
+import stat
 import time
 
 import pytest
@@ -195,3 +197,71 @@ def test_restore_reports_no_change_the_device_cannot_make(play, sim, tmp_path):
             assert "no way to clear" in warning
         assert sim.call(device.writes) == [], check
     assert api.get("/converter/1") == kept
+
+
+TARGET_TEXT = "the target of a planted link: never to be read or written\n"
+#: the environment of a run whose modules run as module processes, and of one that runs them inside the controller
+MODES = {"direct": {}, "process": {"BROADCAST_MONITORING_DIRECT_EXECUTION": "false"}}
+
+
+def plant(tmp_path, name):
+    """A symlink ``name`` in a folder of its own, to a file outside it that holds TARGET_TEXT."""
+    target = tmp_path / "target.txt"
+    target.write_text(TARGET_TEXT)
+    target.chmod(0o644)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / name).symlink_to(target)
+    return folder / name, target
+
+
+def under_umask_022(run):
+    umask = os.umask(0o022)  # the usual umask, under which a new file would be 0644
+    try:
+        return run()
+    finally:
+        os.umask(umask)
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_a_symlink_at_the_backup_path_is_replaced_never_read_or_written_through(play, sim, tmp_path, mode):
+    """device_backup --check --diff does not show what a planted link points to and leaves the
+    link; the run replaces the link with a new 0600 file (as ansible.builtin.copy replaces one)
+    and leaves its target as it was; the next run changes nothing and keeps the mode."""
+    device = sim.fleet.by_name("ts-002")
+    link, target = plant(tmp_path, "ts-002.json")
+    task = module("device_backup", device, dest=str(link))
+    checked = play.run([task], device.name, check=True, diff=True, env=MODES[mode])
+    assert checked[0].get("failed") is not True and checked[0]["changed"] is True, checked[0]
+    assert checked[0]["diff"]["before"] == "", checked[0]["diff"]
+    assert "never to be read" not in checked.output
+    assert link.is_symlink() and target.read_text() == TARGET_TEXT
+    out = under_umask_022(lambda: play.run([task, task], device.name, env=MODES[mode]))
+    assert [r.get("failed") is not True and r["changed"] for r in out.results] == [True, False], out.results
+    assert "never to be read" not in out.output
+    assert not link.is_symlink() and json.loads(link.read_text())["device_type"] == "ts_analyzer"
+    assert stat.S_IMODE(os.lstat(link).st_mode) == 0o600
+    assert target.read_text() == TARGET_TEXT and stat.S_IMODE(os.stat(target).st_mode) == 0o644
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_a_symlink_where_a_download_goes_is_replaced_never_read_or_written_through(play, sim, tmp_path, mode):
+    """The streamed downloads too (the analyzer's MIB with ts_statistics, the FM monitor's with
+    fm_actions): check mode leaves the link, the run replaces it with a 0600 file."""
+    ts, fm = sim.fleet.by_name("ts-002"), sim.fleet.by_name("fm-002")
+    link, target = plant(tmp_path, "DVB-MGTR101290-MIB.txt")
+    fm_link = link.parent / "fm.mib"
+    fm_link.symlink_to(target)
+    tasks = {ts.name: module("ts_statistics", ts, operation="download_mib", dest=str(link.parent)),
+             fm.name: module("fm_actions", fm, mib={"dest": str(fm_link)})}
+    for name, task in tasks.items():
+        checked = play.run([task], name, check=True, diff=True, env=MODES[mode])[0]
+        assert checked.get("failed") is not True and checked["changed"] is True, checked
+        assert link.is_symlink() and fm_link.is_symlink() and target.read_text() == TARGET_TEXT
+    for name, task in tasks.items():
+        result = under_umask_022(lambda task=task, name=name: play.run([task], name, env=MODES[mode]))[0]
+        assert result.get("failed") is not True and result["changed"] is True, result
+    for written in (link, fm_link):
+        assert not written.is_symlink() and written.read_text() != TARGET_TEXT
+        assert stat.S_IMODE(os.lstat(written).st_mode) == 0o600
+    assert target.read_text() == TARGET_TEXT

@@ -203,6 +203,20 @@ def clear(fleet):
 PURGE = ["-e", "ts_analyzer_purge=true", "-e", "fm_monitor_purge=true"]
 
 
+class VarsLoader(yaml.SafeLoader):
+    """A host_vars file as plain data: the !unsafe tag (device text) read as the value it tags."""
+
+
+VarsLoader.add_constructor("!unsafe", lambda loader, node: (
+    loader.construct_mapping(node, deep=True) if isinstance(node, yaml.MappingNode) else
+    loader.construct_sequence(node, deep=True) if isinstance(node, yaml.SequenceNode) else
+    loader.construct_scalar(node)))
+
+
+def load_vars(path):
+    return yaml.load(path.read_text(), Loader=VarsLoader)
+
+
 def test_onboarded_fleet_is_converged_and_without_drift(hand_configured, collections_path, inventory):
     fleet = hand_configured
     names = [device.name for device in fleet.fleet.devices]
@@ -220,7 +234,7 @@ def test_onboarded_fleet_is_converged_and_without_drift(hand_configured, collect
     for name in names:
         text = (inventory / "host_vars" / (name + ".yml")).read_text()
         assert FLEET_PASSWORD not in text and VAULT_PASSWORD not in text
-        onboarded[name] = yaml.safe_load(text)
+        onboarded[name] = yaml.load(text, Loader=VarsLoader)
         assert not _secret_keys(onboarded[name]), (name, _secret_keys(onboarded[name]))
         role = "ts_analyzer" if name.startswith("ts-") else "fm_monitor"
         assert all(key.startswith(role + "_") for key in onboarded[name]), onboarded[name].keys()
@@ -269,7 +283,7 @@ def test_onboarded_fleet_is_converged_and_without_drift(hand_configured, collect
     # Onboarding again puts the device's state back in the file, keeping the edited one beside it.
     code, output = run(fleet, collections_path, inventory, "onboard.yml", "-e", "onboard_dir=%s" % inventory)
     assert code == 0, output
-    assert yaml.safe_load((inventory / "host_vars" / "ts-001.yml").read_text()) == onboarded["ts-001"]
+    assert load_vars(inventory / "host_vars" / "ts-001.yml") == onboarded["ts-001"]
     assert len([f for f in os.listdir(inventory / "host_vars") if f.startswith("ts-001.yml.")]) == 1
     counts = recap(output)
     assert counts["ts-001"]["changed"] == 1 and counts["ts-002"]["changed"] == 0, output
@@ -306,7 +320,7 @@ def test_documented_examples_run_as_written(play, sim, tmp_path):
     ts_results = play.run([read, write], "ts-001", extra_vars=dict(EXAMPLE_VARS, onboard_dir=str(tmp_path)))
     assert ts_results[0].get("failed") is not True and ts_results[1].get("failed") is not True, ts_results.results
     assert ts_results[0]["changed"] is False and ts_results[0]["secrets"] == []
-    written = yaml.safe_load((tmp_path / "host_vars" / "ts-001.yml").read_text())
+    written = load_vars(tmp_path / "host_vars" / "ts-001.yml")
     assert written == ts_results[0]["variables"] and "ts_analyzer_inputs" in written
     fm_result = play.run([fm_read], "fm-001", extra_vars=EXAMPLE_VARS)[0]
     assert fm_result.get("failed") is not True, fm_result
@@ -315,3 +329,51 @@ def test_documented_examples_run_as_written(play, sim, tmp_path):
                                     "fm_thresholds", "fm_schedule"]
     writes = [w for device in ("ts-001", "fm-001") for w in sim.call(sim.fleet.by_name(device).writes)]
     assert writes == [], writes
+
+
+def test_device_text_in_the_onboarded_files_is_never_a_template(collections_path, tmp_path):
+    """An analyzer input and an FM tuner named with a template that would create a file on the
+    controller: onboarding writes the names as data (!unsafe), so neither site.yml --check nor
+    site.yml runs them, the names come back unchanged, and site.yml has nothing to change."""
+    marker = tmp_path / "marker"
+    hostile = "{{lookup('pipe','touch $M')}}"  # a tuner's name is at most 32 characters
+    with running_fleet(ts=1, fm=1, time_scale=0.02) as fleet:
+        analyzer, monitor = fleet.fleet.devices
+        ts_api, fm_api = Device(analyzer), Device(monitor)
+        default = {p["name"]: p["id"] for p in ts_api.call("GET", "/profiles")}["Default"]
+        ts_api.call("POST", "/inputs", {"name": hostile, "config": {"asi": {"port": 1}},
+                                        "alerts_config": {"profile_id": default, "pid_error_list": []}})
+        fm_api.call("POST", "/tuner/3/settings", {"name": hostile, "frequency": 94800})
+        inventory = tmp_path / "inventory"
+        (inventory / "group_vars").mkdir(parents=True)
+        fleet.write_inventory(str(inventory / "hosts.yml"))
+        (inventory / "group_vars" / "all.yml").write_text(yaml.safe_dump({"broadcast_monitoring_password": "admin"}))
+
+        def playbook(name, *args):
+            proc = ansible_playbook(fleet, collections_path, tmp_path,
+                                    ["-i", str(inventory), os.path.join(ROOT, "playbooks", name)] + list(args),
+                                    cwd=str(tmp_path), env={"M": str(marker)})
+            return proc.returncode, proc.output
+
+        umask = os.umask(0o022)  # the usual umask, under which new files would be 0644
+        try:
+            code, output = playbook("onboard.yml", "-e", "onboard_dir=%s" % inventory)
+        finally:
+            os.umask(umask)
+        assert code == 0, output
+        for host in ("ts-001", "fm-001"):
+            text = (inventory / "host_vars" / (host + ".yml")).read_text()
+            assert load_vars(inventory / "host_vars" / (host + ".yml")) and "!unsafe" in text, text
+            assert os.stat(inventory / "host_vars" / (host + ".yml")).st_mode & 0o777 == 0o600
+        clear(fleet)
+        for args in (["--check"], []):
+            code, output = playbook("site.yml", *(PURGE + args))
+            assert code == 0, output
+            counts = recap(output)
+            assert counts["ts-001"]["changed"] == 0 and counts["fm-001"]["changed"] == 0, output
+            assert not marker.exists(), output
+        assert load_vars(inventory / "host_vars" / "ts-001.yml")["ts_analyzer_inputs"][0]["name"] == hostile
+        assert load_vars(inventory / "host_vars" / "fm-001.yml")["fm_monitor_tuners"][3]["name"] == hostile
+        assert [i["name"] for i in ts_api.call("GET", "/inputs")] == [hostile]
+        assert fm_api.call("GET", "/tuner/3")["name"] == hostile
+        assert [fleet.call(device.writes) for device in (analyzer, monitor)] == [[], []]

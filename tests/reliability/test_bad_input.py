@@ -79,6 +79,8 @@ def task(case, device, tmp):
     out = {"name": case["key"], "broadcast.monitoring.%s" % case["module"]: module_args(case, device, tmp)}
     if case.get("check_mode"):
         out["check_mode"] = True
+    if case.get("environment"):
+        out["environment"] = case["environment"]
     return out
 
 

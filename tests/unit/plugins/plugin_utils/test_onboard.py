@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import jinja2
 import yaml
 
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils.onboard import (
     READS,
+    Reference,
     document,
+    plain_strings,
     role_variables,
     without_secrets,
 )
@@ -51,13 +54,14 @@ def test_secrets_become_vault_references():
              "ts_analyzer_logging": {"remote_syslog": {"server": "alice:pw@logs.example"}},
              "ts_analyzer_snmp": {"trap_addresses": ["10.0.0.100:162"], "password": None}}
     out, names = without_secrets("ts-001", value)
-    text = yaml.safe_dump(out)
+    text = yaml.safe_dump(plain_strings(out))
     assert "pw@" not in text and "s3cret" not in text and "bob" not in text and "alice" not in text
     assert names == ["vault_ts_001_ts_analyzer_inputs_mux_studio_source_srt_url_userinfo",
                      "vault_ts_001_ts_analyzer_inputs_mux_studio_source_srt_passphrase",
                      "vault_ts_001_ts_analyzer_logging_remote_syslog_server_userinfo"]
     srt = out["ts_analyzer_inputs"][0]["source"]["srt"]
-    assert srt["url"] == "srt://{{ %s }}@10.0.0.1:9000" % names[0]
+    assert isinstance(srt["url"], Reference) and isinstance(srt["passphrase"], Reference)
+    assert jinja2.Template(srt["url"]).render({names[0]: "bob:pw"}) == "srt://bob:pw@10.0.0.1:9000"
     assert srt["passphrase"] == "{{ %s }}" % names[1]
     assert out["ts_analyzer_inputs"][0]["name"] == "Mux @ studio"  # a name is not an address
     assert out["ts_analyzer_snmp"] == value["ts_analyzer_snmp"]
@@ -67,4 +71,71 @@ def test_the_document_reads_back_as_the_variables():
     variables = role_variables("fm_monitor", fm_reading(active=False))
     text = document("fm-001", "fm_monitor", variables, [])
     assert text.startswith("---\n# fm-001: ")
-    assert yaml.safe_load(text) == variables
+    assert yaml.load(text, Loader=TaggedLoader) == variables
+
+
+class TaggedLoader(yaml.SafeLoader):
+    """Loads ``!unsafe`` as Ansible does (the node's own value), recording what it tagged."""
+
+    tagged = []
+
+
+def _construct_unsafe(loader, node):
+    copied = yaml.ScalarNode(loader.resolve(yaml.ScalarNode, node.value, (True, False)), node.value) \
+        if isinstance(node, yaml.ScalarNode) else node
+    if isinstance(node, yaml.MappingNode):
+        value = loader.construct_mapping(node, deep=True)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_object(copied, deep=True)
+    TaggedLoader.tagged.append(value)
+    return value
+
+
+TaggedLoader.add_constructor("!unsafe", _construct_unsafe)
+
+
+def _strings(value):
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return [value] if isinstance(value, str) else []
+
+
+HOSTILE = "{{ lookup('pipe', 'touch marker') }}"
+
+
+def test_device_text_is_written_unsafe_and_only_vault_references_stay_templates():
+    """Every string the device gave is inside an !unsafe node (Ansible never templates it); a
+    vault reference is not, and keeps the device's text around it as escaped literals."""
+    reading = fm_reading(active=False)
+    reading["tuners"][0]["name"] = HOSTILE
+    reading["logging"]["remote_syslog"] = {"enabled": True, "server": "bob:pw@{%% raw %%}%s'\\\"" % HOSTILE}
+    reading["logging"]["level"] = "123"  # beside a reference, so on its own: text that reads as a number
+    variables, secrets = without_secrets("fm-001", role_variables("fm_monitor", reading))
+    text = document("fm-001", "fm_monitor", variables, secrets)
+    TaggedLoader.tagged = []
+    loaded = yaml.load(text, Loader=TaggedLoader)
+    assert loaded == plain_strings(variables)
+    assert loaded["fm_monitor_tuners"][0]["name"] == HOSTILE
+    assert loaded["fm_monitor_logging"]["level"] == "123"  # Ansible's !unsafe would make it a number: untagged
+    inert = _strings(TaggedLoader.tagged)
+    live = [s for s in _strings(loaded) if s not in inert]
+    assert live == ["123", loaded["fm_monitor_logging"]["remote_syslog"]["server"]], live
+    assert HOSTILE in inert
+    server = jinja2.Template(live[1]).render({secrets[0]: "bob:pw"})
+    assert server == reading["logging"]["remote_syslog"]["server"]
+    assert "{" not in live[1][2:-2] and "'" not in live[1] and "\\\\" not in live[1]
+
+
+def test_a_device_string_equal_to_a_reference_stays_data():
+    """A device cannot make its own text a reference: only what without_secrets made is one."""
+    variables, secrets = without_secrets("ts-001", {"ts_analyzer_inputs": [
+        {"name": "{{ vault_ts_001_ts_analyzer_inputs_x_passphrase }}", "passphrase": "s3cret"}]})
+    text = document("ts-001", "ts_analyzer", variables, secrets)
+    TaggedLoader.tagged = []
+    loaded = yaml.load(text, Loader=TaggedLoader)
+    assert _strings(TaggedLoader.tagged) == ["{{ vault_ts_001_ts_analyzer_inputs_x_passphrase }}"]
+    assert loaded["ts_analyzer_inputs"][0]["passphrase"] == "{{ %s }}" % secrets[0]
