@@ -281,6 +281,7 @@ def test_a_change_that_reboots_is_gated_by_snapshots(fleet):
     code, output = site(fleet, "--limit", "ts-002", "-e", changed)
     assert code != 0 and recap(output)["ts-002"]["failed"] == 1, output
     assert "(id 1): was receiving its stream, now does not" in output, output
+    assert "waive the check(s) with ts_analyzer_snapshot_ignore: [receiving" in output, output
 
 
 def free_frequency(band):
