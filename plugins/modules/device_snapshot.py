@@ -90,10 +90,10 @@ notes:
   - A bitrate that moved by at most 5 % is not listed as a change.
   - >-
     The failure message names each regression and its check, and ends with the list that would waive them, in
-    the variable O(ignore_variable) names: C(2 regression(s) since the earlier snapshot (something that worked then
-    does not now): input News (id 1): was receiving its stream, now does not (state no_signal) [check receiving];
-    input News (id 1): bitrate fell from 12034000 bit/s to 0 [check bitrate]. If this is expected, waive the
-    check(s) with ignore: [receiving, bitrate]).
+    the variable O(ignore_variable) names, for example - 2 regression(s) since the earlier snapshot (something that
+    worked then does not now): input News (id 1): was receiving its stream, now does not (state no_signal) [check
+    receiving]; input News (id 1): bitrate fell from 12034000 bit/s to 0 [check bitrate]. If this is expected, waive
+    the check(s) with ignore: [receiving, bitrate]
 """
 
 EXAMPLES = r"""

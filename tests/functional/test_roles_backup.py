@@ -31,8 +31,8 @@ def task_outcomes(output, name):
     """{host: ok/changed/skipping/failed/fatal} of the task whose name starts with ``name``."""
     part = output.split("TASK [broadcast.monitoring.restore : %s" % name, 1)[1]
     part = re.split(r"\n(?:TASK|PLAY RECAP|RUNNING HANDLER) ", part, maxsplit=1)[0]
-    return dict((host, word) for word, host in re.findall(r"^(ok|changed|skipping|failed|fatal): \[([^\]]+)\]",
-                                                           part, re.MULTILINE))
+    found = re.findall(r"^(ok|changed|skipping|failed|fatal): \[([^\]]+)\]", part, re.MULTILINE)
+    return dict((host, word) for word, host in found)
 
 
 def free_frequency(band):

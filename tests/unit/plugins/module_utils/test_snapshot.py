@@ -293,8 +293,9 @@ class FakeDevice:
     """A device file's snapshot readers, returning given items (no client)."""
 
     def __init__(self, kind, items, **system):
-        self.KIND, self.items, self.system = kind, items, dict(dict(firmware_version="1.0.0", reboot_needed=False),
-                                                                **system)
+        self.KIND, self.items = kind, items
+        self.system = {"firmware_version": "1.0.0", "reboot_needed": False}
+        self.system.update(system)
 
     def snapshot_items(self, client):
         return copy.deepcopy(self.items)
@@ -309,7 +310,7 @@ def test_the_backup_keeps_only_what_says_whether_an_item_worked():
     assert kept == {"device_type": "ts_analyzer", "firmware_version": "1.0.0", "inputs": [
         {"name": "News", "receiving": False}, {"name": "Sport", "receiving": True}]}
     # what moves by itself moves nothing in it: a backup of an unchanged device stays equal
-    noisy = [an_input(7, "Sport", bitrate=9000000, **P1_ERROR), an_input(1, "News", **dict(LOST, alarms=[]))]
+    noisy = [an_input(7, "Sport", bitrate=9000000, **P1_ERROR), an_input(1, "News", **{**LOST, "alarms": []})]
     assert snapshot.baseline(FakeDevice("ts_analyzer", noisy, reboot_needed=True), None) == kept
     tuners = [a_tuner(0, alarms=["rds_block_a"]), a_tuner(1, **DISABLED)]
     assert snapshot.baseline(FakeDevice("fm_monitor", tuners), None)["tuners"] == [
@@ -318,8 +319,8 @@ def test_the_backup_keeps_only_what_says_whether_an_item_worked():
 
 
 def test_a_restore_is_compared_with_the_backup_inputs_matched_by_name():
-    kept = snapshot.baseline(FakeDevice("ts_analyzer", [an_input(4, "News"), an_input(5, "Sport"),
-                                                         an_input(6, "Down", **LOST), an_input(8, "Gone")]), None)
+    inputs = [an_input(4, "News"), an_input(5, "Sport"), an_input(6, "Down", **LOST), an_input(8, "Gone")]
+    kept = snapshot.baseline(FakeDevice("ts_analyzer", inputs), None)
     # restored: new ids; News no longer receives, Sport has priority-1 errors (not recorded: not checked)
     after = ts(an_input(1, "Down"), an_input(2, "News", **LOST), an_input(3, "Sport", **P1_ERROR),
                firmware_version="2.4.1")
