@@ -261,29 +261,6 @@ def test_purge_per_part(fleet):
     assert "Stray" not in names()
 
 
-def test_a_change_that_reboots_is_gated_by_snapshots(fleet):
-    """Issue 23: with ts_analyzer_reboot, site.yml takes a snapshot before the change and, when
-    the device rebooted, after it. On ts-001 the reboot leaves every input receiving: the run
-    passes. On ts-002 the reboot loses the stream of input 1 (the simulator's loss armed for the
-    next boot): the device fails, naming the input."""
-    code, output = site(fleet, "--limit", "ts-001:ts-002")
-    assert code == 0, output
-    changed = json.dumps({"ts_analyzer_network": {"dns": ["192.0.2.99"]}, "ts_analyzer_reboot": True,
-                          # the simulated streams' short priority-1 errors under the factory profile clear
-                          # before a confirming snapshot 0.5 s later (25 simulated seconds)
-                          "ts_analyzer_snapshot_confirm_interval": 0.5})
-    fleet.clear()
-    code, output = site(fleet, "--limit", "ts-001", "-e", changed)
-    assert code == 0, output
-    assert [r["path"] for r in fleet.requests("ts-001") if r["path"].endswith("/reboot")] == ["/api/system/reboot"]
-    broken = fleet.sim.fleet.by_name("ts-002")
-    fleet.sim.call(broken.lose_signal, 1, False, True)
-    code, output = site(fleet, "--limit", "ts-002", "-e", changed)
-    assert code != 0 and recap(output)["ts-002"]["failed"] == 1, output
-    assert "(id 1): was receiving its stream, now does not" in output, output
-    assert "waive the check(s) with ts_analyzer_snapshot_ignore: [receiving" in output, output
-
-
 def free_frequency(band):
     """An FM frequency (kHz) with no station on the air around the device (simulator's band)."""
     return next(f for f in range(87600, 108000, 100) if all(abs(f - s) >= 300 for s in band))
@@ -319,3 +296,26 @@ def test_a_change_that_reboots_and_enables_disabled_tuners_passes_the_gate(fleet
     assert "tuner 3 (Relay): was tuned (locked onto its frequency), now is not [check tuned]" in output, output
     assert "waive the check(s) with fm_monitor_snapshot_ignore: [tuned" in output, output
     assert "tuner 4 (Spare)" not in output.split("regression(s)", 1)[1].split("waive", 1)[0], output
+
+
+def test_a_change_that_reboots_is_gated_by_snapshots(fleet):
+    """Issue 23: with ts_analyzer_reboot, site.yml takes a snapshot before the change and, when
+    the device rebooted, after it. On ts-001 the reboot leaves every input receiving: the run
+    passes. On ts-002 the reboot loses the stream of input 1 (the simulator's loss armed for the
+    next boot): the device fails, naming the input."""
+    code, output = site(fleet, "--limit", "ts-001:ts-002")
+    assert code == 0, output
+    changed = json.dumps({"ts_analyzer_network": {"dns": ["192.0.2.99"]}, "ts_analyzer_reboot": True,
+                          # the simulated streams' short priority-1 errors under the factory profile clear
+                          # before a confirming snapshot 0.5 s later (25 simulated seconds)
+                          "ts_analyzer_snapshot_confirm_interval": 0.5})
+    fleet.clear()
+    code, output = site(fleet, "--limit", "ts-001", "-e", changed)
+    assert code == 0, output
+    assert [r["path"] for r in fleet.requests("ts-001") if r["path"].endswith("/reboot")] == ["/api/system/reboot"]
+    broken = fleet.sim.fleet.by_name("ts-002")
+    fleet.sim.call(broken.lose_signal, 1, False, True)
+    code, output = site(fleet, "--limit", "ts-002", "-e", changed)
+    assert "waive the check(s) with ts_analyzer_snapshot_ignore: [receiving" in output, output
+    assert code != 0 and recap(output)["ts-002"]["failed"] == 1, output
+    assert "(id 1): was receiving its stream, now does not" in output, output
