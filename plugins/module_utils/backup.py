@@ -8,7 +8,10 @@ device-neutral shape, and the rest as the device answers (raw), unknown fields i
 A restore compares before it writes, like the modules, so restoring twice changes nothing.
 It holds no password or token, and nothing that changes by itself (no clock, no
 measurement, no device-assigned id), so two backups of an unchanged device are equal byte for
-byte. The format is described in docs/docsite/rst/guide_disaster_recovery.rst.
+byte. Besides the configuration, it keeps what the device did when it was taken (``snapshot``:
+which inputs were receiving, which tuners enabled and tuned), the baseline a restore compares
+the service with; a backup without it (older releases) restores all the same. The format is
+described in docs/docsite/rst/guide_disaster_recovery.rst.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import json
 import types
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device, system, ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device, snapshot, system, ts_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils.client import DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import (
     Conflict,
@@ -58,7 +61,8 @@ FM_TUNER_NOT_CONFIG = ("tuned", "signal_ok", "quality", "rds", "station_id")
 # -- taking a backup -----------------------------------------------------------------------
 def take(client, device):
     """The backup document of one device: identity, the device-neutral system settings
-    (structured), and the device's own answers (raw, only what changes by itself left out)."""
+    (structured), the device's own answers (raw, only what changes by itself left out), and
+    what it does in operation (the stable part of its snapshot, snapshot.baseline)."""
     time_settings = device.read_time(client)
     system_settings = {"network": device.read_network(client),
                        "time": {key: time_settings[key] for key in TIME_KEYS}}
@@ -70,6 +74,7 @@ def take(client, device):
         "device": device.read_identity(client),
         "system": system_settings,
         "raw": raw,
+        "snapshot": snapshot.baseline(device, client),
     }
 
 

@@ -1,9 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Operational snapshots (device_snapshot, the snapshot_compare filter): what a device is
-doing now, and what changed between two snapshots, with the regressions among the changes:
-something that worked in the earlier snapshot and does not in the later one.
+"""Operational snapshots (device_snapshot, the snapshot_compare filter, the snapshot a backup
+keeps): what a device is doing now, and what changed between two snapshots, with the
+regressions among the changes: something that worked in the earlier snapshot and does not in
+the later one. An input that was not receiving, or a tuner that was not enabled and tuned,
+did not work: it cannot regress, whatever it does later.
 
 The reading is the device files' (``snapshot_items``, ``snapshot_system``); the comparison
 here is pure (two snapshots in, a result out) so that a role, a filter and the unit tests
@@ -30,6 +32,18 @@ ALL_CHECKS = ("present", "receiving", "bitrate", "priority1", "tuned", "signal_o
 #: a bitrate that moved by at most this share of the earlier one is not listed as a change
 #: (a live stream's rate varies a little from one reading to the next)
 BITRATE_TOLERANCE = 0.05
+#: what a backup keeps of a snapshot (``baseline``): what says whether an item worked, and
+#: nothing that moves by itself (bitrates, errors, alarms, the clock), so that two backups of
+#: an unchanged device stay equal byte for byte. An analyzer's input ids are the device's own
+#: (a restored input gets a new one): the backup names its inputs, and a comparison with it
+#: matches them by name. A tuner's id is its hardware slot.
+BASELINE_DEVICE_FIELDS = ("firmware_version",)
+BASELINE_ITEM_FIELDS = {
+    "ts_analyzer": ("name", "receiving"),
+    "fm_monitor": ("id", "name", "state", "tuned", "stream_enabled"),
+}
+#: the tuner states in which a tuner measures nothing (a tuned tuner in them did not work)
+IDLE_TUNER_STATES = ("disabled", "sleep")
 #: what a flag that turned false means, per check
 LOST = {
     "receiving": "was receiving its stream, now does not",
@@ -49,12 +63,33 @@ def take(device, client, now=None):
     return out
 
 
+def baseline(device, client):
+    """What a backup keeps of the device's snapshot (BASELINE_*): its items in a stable order
+    (inputs by name, tuners by id), no clock."""
+    snap = take(device, client)
+    kind = snap["device_type"]
+    key = ITEMS[kind][0]
+    fields = BASELINE_ITEM_FIELDS[kind]
+    items = [dict((f, item.get(f)) for f in fields) for item in snap[key]]
+    out = {"device_type": kind}
+    out.update((f, snap.get(f)) for f in BASELINE_DEVICE_FIELDS)
+    out[key] = sorted(items, key=lambda i: str(i.get("name"))) if kind == "ts_analyzer" else items
+    return out
+
+
 def as_snapshot(value, name):
     """``value`` (an option) as a snapshot, or InputError naming ``name``. The whole registered
-    result of device_snapshot is taken too (its ``snapshot``)."""
+    result of device_snapshot is taken too (its ``snapshot``), and a backup document (the
+    snapshot it keeps)."""
+    if isinstance(value, dict) and str(value.get("format", "")).startswith("broadcast.monitoring.backup/"):
+        if not isinstance(value.get("snapshot"), dict):
+            raise InputError(["%s: this backup holds no snapshot (taken by an older release of the collection);"
+                              " take a new backup with device_backup" % name])
+        value = value["snapshot"]
     if isinstance(value, dict) and isinstance(value.get("snapshot"), dict) and "device_type" not in value:
         value = value["snapshot"]
-    hint = "give the snapshot of an earlier device_snapshot result (for example before.snapshot)"
+    hint = ("give the snapshot of an earlier device_snapshot result (for example before.snapshot) or of a backup"
+            " (its snapshot)")
     if not isinstance(value, dict):
         raise InputError(["%s: must be a snapshot (a dictionary); %s" % (name, hint)])
     kind = value.get("device_type")
@@ -63,9 +98,11 @@ def as_snapshot(value, name):
             name, "missing" if kind is None else repr(kind), ", ".join(ITEMS), hint)])
     key = ITEMS[kind][0]
     items = value.get(key)
-    if not isinstance(items, list) or not all(isinstance(i, dict) and "id" in i for i in items):
-        raise InputError(["%s: a snapshot of a %s holds %s, a list of dictionaries with an id; %s" % (
-            name, kind, key, hint)])
+    ident = "an id or a name" if kind == "ts_analyzer" else "an id"
+    if not isinstance(items, list) or not all(isinstance(i, dict) and (
+            "id" in i or (kind == "ts_analyzer" and "name" in i)) for i in items):
+        raise InputError(["%s: a snapshot of a %s holds %s, a list of dictionaries with %s; %s" % (
+            name, kind, key, ident, hint)])
     return value
 
 
@@ -82,12 +119,17 @@ def label(kind, item):
     """How an item is named in changes and regressions: ``input Mux 1 (id 1)``, ``tuner 0 (Tuner 1)``."""
     if kind == "fm_monitor":
         return "tuner %s (%s)" % (item.get("id"), item.get("name"))
+    if "id" not in item:  # an input of a backup's snapshot (the device's ids are not kept)
+        return "input %s" % item.get("name")
     return "input %s (id %s)" % (item.get("name"), item.get("id"))
 
 
 def worked(kind, item):
-    """Whether an item was doing its job: an input receiving, a tuner tuned."""
-    return bool(item.get("receiving") if kind == "ts_analyzer" else item.get("tuned"))
+    """Whether an item was doing its job: an input receiving, a tuner enabled and tuned
+    (locked onto its frequency). Only an item that worked can regress."""
+    if kind == "ts_analyzer":
+        return item.get("receiving") is True
+    return item.get("tuned") is True and item.get("state") not in IDLE_TUNER_STATES
 
 
 def _close(old, new):
@@ -97,7 +139,11 @@ def _close(old, new):
 
 
 def _regressions(kind, old, new):
-    """(what, message) of each regression of one item present in both snapshots."""
+    """(what, message) of each regression of one item present in both snapshots: none for an
+    item that did not work in the earlier one. A check whose field the earlier snapshot does
+    not hold (the snapshot of a backup keeps only some) is not made."""
+    if not worked(kind, old):
+        return []
     found = []
     for flag in ("receiving",) if kind == "ts_analyzer" else ("tuned", "signal_ok", "stream_enabled"):
         if old.get(flag) is True and new.get(flag) is not True:
@@ -109,7 +155,7 @@ def _regressions(kind, old, new):
         if old.get("priority1") == "ok" and new.get("priority1") not in ("ok", None):
             found.append(("priority1", "TR 101 290 priority 1 was ok, now %s (%s)" % (
                 new.get("priority1"), ", ".join(new.get("priority1_errors") or []) or "no error named")))
-    else:
+    elif "alarms" in old:
         raised = [name for name in new.get("alarms") or [] if name not in (old.get("alarms") or [])]
         if raised:
             found.append(("alarms", "quality alarm(s) raised: %s" % ", ".join(raised)))
@@ -136,10 +182,11 @@ def compare(before, after, ignore=()):
     key = ITEMS[kind][0]
     changes, regressions = [], []
     for field in DEVICE_FIELDS:
-        if before.get(field) != after.get(field):
+        if field in before and before.get(field) != after.get(field):
             changes.append({"item": "device", "what": field, "before": before.get(field), "after": after.get(field)})
-    old_items = dict((i["id"], i) for i in before[key])
-    new_items = dict((i["id"], i) for i in after[key])
+    match = "id" if all("id" in i for i in before[key] + after[key]) else "name"
+    old_items = dict((i.get(match), i) for i in before[key])
+    new_items = dict((i.get(match), i) for i in after[key])
     for ident in sorted(set(old_items) | set(new_items), key=lambda v: (str(type(v)), v)):
         old, new = old_items.get(ident), new_items.get(ident)
         name = label(kind, new or old)
@@ -149,7 +196,7 @@ def compare(before, after, ignore=()):
                 regressions.append({"item": name, "what": "present", "before": True, "after": False,
                                     "message": "%s: worked before, gone now" % name})
             continue
-        for field in [f for f in old if f != "id"] + [f for f in new if f not in old]:
+        for field in [f for f in old if f != "id"]:
             if old.get(field) != new.get(field) and not (field == "bitrate" and _close(old[field], new.get(field))):
                 changes.append({"item": name, "what": field, "before": old.get(field), "after": new.get(field)})
         for what, message in _regressions(kind, old, new):
@@ -205,6 +252,20 @@ def run(module):
     result = {"changed": False, "snapshot": snap}
     result.update(comparison)
     if params.get("fail_on_regression") and result["regressions"]:
-        module.fail_json(msg="%d regression(s) since the earlier snapshot: %s" % (
-            len(result["regressions"]), "; ".join(r["message"] for r in result["regressions"])), **result)
+        module.fail_json(msg=failure_message(result["regressions"], params.get("ignore_variable") or "ignore",
+                                             params.get("ignore") or ()), **result)
     return result
+
+
+def failure_message(regressions, variable, ignored=()):
+    """What broke, each with its check, and how to waive those checks: the list the user sets
+    (``variable``, such as a role's ``restore_snapshot_ignore``) with them added."""
+    checks = []
+    for regression in regressions:
+        if regression["what"] not in checks:
+            checks.append(regression["what"])
+    waiver = [name for name in ignored if name not in checks] + checks
+    return ("%d regression(s) since the earlier snapshot (something that worked then does not now): %s. If this is"
+            " expected, waive the check(s) with %s: [%s]" % (
+                len(regressions), "; ".join("%s [check %s]" % (r["message"], r["what"]) for r in regressions),
+                variable, ", ".join(waiver)))

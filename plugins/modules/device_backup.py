@@ -18,6 +18,12 @@ description:
     inputs (with PID error lists, SCTE-35 and thumbnails), SNMP, converters and log settings. FM monitor, the
     complete C(GET /conf), the tuners as C(GET /tuners/all) shows them (settings, state, mute, stream,
     thresholds, schedules) and log settings. The Disaster recovery guide describes the format.
+  - The document also keeps what the device does in operation when it is taken (C(snapshot)), the baseline
+    against which the restore role checks the service after a restore. It holds only what says whether each
+    input was receiving its stream (analyzer, by input name) and whether each tuner was enabled, tuned and
+    streaming (FM monitor), and the firmware version; no bitrate, error or alarm, which change by themselves.
+    Give it (or the whole document) to M(broadcast.monitoring.device_snapshot) as O(broadcast.monitoring.device_snapshot#module:compare_to).
+    A backup without it, taken by an older release, is restored all the same.
   - Passwords and tokens are never part of a backup. Nor is anything that changes by itself (clock,
     measurements, alert logs) or the ids the device assigns; lists whose order means nothing are sorted, so
     backing up an unchanged device rewrites nothing and reports no change.
@@ -63,7 +69,9 @@ backup:
   sample: {"format": "broadcast.monitoring.backup/2", "collection_version": "0.1.0", "device_type": "ts_analyzer",
            "device": {"model": "TSA-4", "serial_number": "TSA000000001", "firmware_version": "1.0.0"},
            "system": {"network": {}, "time": {}}, "raw": {"profiles": [], "inputs": [], "snmp": {},
-                                                           "converters": [], "log_settings": {}}}
+                                                           "converters": [], "log_settings": {}},
+           "snapshot": {"device_type": "ts_analyzer", "firmware_version": "1.0.0",
+                        "inputs": [{"name": "Mux 1", "receiving": true}]}}
 dest:
   description: The file written.
   returned: success

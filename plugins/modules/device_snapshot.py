@@ -17,7 +17,15 @@ description:
   - With O(compare_to) (a snapshot taken earlier, before a firmware upgrade, a restore or a configuration change),
     also returns what changed (RV(changes)) and, among the changes, the regressions (RV(regressions)) - what worked
     in the earlier snapshot and does not now, naming the input or tuner. With O(fail_on_regression) the task then
-    fails, naming them. An input or tuner that works again is a change, not a regression.
+    fails, naming them, each with its check, and the O(ignore) list that would waive them. An input or tuner that
+    works again is a change, not a regression.
+  - Only what worked can regress. An input that was not receiving its stream, or a tuner that was not enabled and
+    tuned (locked onto its frequency), in the earlier snapshot is not checked at all - a tuner that a change enables
+    and that raises quality alarms, or an input that starts with priority-1 errors, is a change, not a regression.
+  - The earlier snapshot may also be the one a backup keeps (M(broadcast.monitoring.device_backup)), or the whole
+    backup document, which records only whether each input was receiving and each tuner enabled, tuned and
+    streaming. Its inputs are matched by name (a restore gives them new ids); checks of what it does not record
+    (V(bitrate), V(priority1), V(signal_ok), V(alarms)) are not made.
   - It only reads and never changes anything. The V(user) role is enough.
   - Two snapshots already taken are compared without a device by the filter P(broadcast.monitoring.snapshot_compare#filter).
   - The docs guide "Snapshots around a change" shows the pattern (snapshot, change, snapshot with O(compare_to)).
@@ -32,7 +40,8 @@ options:
   compare_to:
     description:
       - A snapshot taken earlier of the same device (RV(snapshot) of an earlier run; the whole registered result is
-        taken too). Returns RV(changes) and RV(regressions) between it and the snapshot taken now.
+        taken too), or the snapshot a backup of it keeps (a backup document is taken too). Returns RV(changes) and
+        RV(regressions) between it and the snapshot taken now.
       - A snapshot of the other device type is refused.
     type: dict
   confirm_count:
@@ -69,10 +78,22 @@ options:
     elements: str
     choices: [present, receiving, bitrate, priority1, tuned, signal_ok, stream_enabled, alarms]
     default: []
+  ignore_variable:
+    description:
+      - How the failure message of O(fail_on_regression) names the list that waives a check (O(ignore)). A role
+        passes its own variable, such as C(restore_snapshot_ignore), so that the message tells the user what to set.
+    type: str
+    default: ignore
 notes:
   - An analyzer input receives when its state is C(ok); C(priority1) is the worst current status of the priority-1
     errors in the current statistics. Paused inputs do not receive; pausing a receiving input is a regression.
   - A bitrate that moved by at most 5 % is not listed as a change.
+  - >-
+    The failure message names each regression and its check, and ends with the list that would waive them, in
+    the variable O(ignore_variable) names, for example - 2 regression(s) since the earlier snapshot (something that
+    worked then does not now): input News (id 1): was receiving its stream, now does not (state no_signal) [check
+    receiving]; input News (id 1): bitrate fell from 12034000 bit/s to 0 [check bitrate]. If this is expected, waive
+    the check(s) with ignore: [receiving, bitrate]
 """
 
 EXAMPLES = r"""
@@ -170,6 +191,7 @@ ARGUMENT_SPEC = dict(
     confirm_interval=dict(type="float", default=5.0),
     fail_on_regression=dict(type="bool", default=False),
     ignore=dict(type="list", elements="str", choices=list(ALL_CHECKS), default=[]),
+    ignore_variable=dict(type="str", default="ignore"),
 )
 
 

@@ -13,7 +13,7 @@ import os
 WEIGHTS = {
     "test_device.py": 269, "test_backup.py": 102, "test_ts_input.py": 78, "test_roles_site.py": 74,
     "test_fm_tuner.py": 73, "test_fm_station.py": 54, "test_roles_rollout.py": 53, "test_ts_info.py": 50,
-    "test_roles_backup.py": 49, "test_fm_thresholds.py": 42, "test_fm_schedule.py": 41,
+    "test_roles_backup.py": 130, "test_fm_thresholds.py": 42, "test_fm_schedule.py": 41,
     "test_device_login.py": 40, "test_ts_input_features.py": 39, "test_ts_snmp.py": 38,
     "test_ts_alert_profile.py": 35, "test_fm_actions.py": 27, "test_ts_recording.py": 25,
     "test_ts_converter.py": 21, "test_ts_statistics.py": 20, "test_role_backup.py": 17, "test_fm_info.py": 17,

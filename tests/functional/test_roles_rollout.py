@@ -161,6 +161,7 @@ def test_rollout_stops_at_the_device_whose_upgrade_broke_an_input(fleet, collect
     assert code != 0, output
     assert hosts["ts-001"]["failed"] == 0 and hosts["ts-002"]["failed"] == 1, output
     assert "input Sport (id 2)" in output and "ts-003" not in hosts, output
+    assert "[check receiving]" in output and "waive the check(s) with firmware_rollout_snapshot_ignore: [" in output
     assert fleet.call(lambda: list(devices[2].requests)) == []  # not even a login
     assert [firmware_version(d) for d in devices] == ["2.4.1", "2.4.1", "1.0.0"]
     report = json.loads((reports / "firmware_rollout.json").read_text())

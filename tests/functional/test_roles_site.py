@@ -272,6 +272,43 @@ def test_purge_per_part(fleet):
     assert "Stray" not in names()
 
 
+def free_frequency(band):
+    """An FM frequency (kHz) with no station on the air around the device (simulator's band)."""
+    return next(f for f in range(87600, 108000, 100) if all(abs(f - s) >= 300 for s in band))
+
+
+def test_a_change_that_reboots_and_enables_disabled_tuners_passes_the_gate(fleet):
+    """Issue 30 item 1: site.yml with fm_monitor_reboot enables two tuners that were disabled at
+    the factory, one on a station (it locks) and one on a frequency where nothing is on the air
+    (it raises rfl_low and snr_low). Neither was enabled and tuned before, so neither can
+    regress: the run passes, and the change is listed. A tuner that was locked and is not after
+    the reboot still fails the monitor, naming it and the variable that waives the check."""
+    device = fleet.sim.fleet.by_name("fm-001")
+    band = fleet.sim.call(lambda: dict(device.band))
+    station = max(band, key=lambda f: band[f]["rssi"])
+    tuners = [{"tuner_id": 3, "name": "Relay", "frequency": station, "operating_state": "enabled"},
+              {"tuner_id": 4, "name": "Spare", "frequency": free_frequency(band), "operating_state": "enabled"}]
+    changed = {"fm_monitor_network": {"dns": ["192.0.2.99"]}, "fm_monitor_reboot": True,
+               "fm_monitor_tuners": tuners, "fm_monitor_schedules_all": None,  # tuner states set here, not by a schedule
+               "fm_monitor_snapshot_confirm_interval": 0.5}
+    code, output = site(fleet, "--limit", "fm-001", "-e", json.dumps(changed))
+    assert code == 0, output
+    assert [r["path"] for r in fleet.requests("fm-001") if r["path"].endswith("/reboot")], "no reboot"
+    after = Http(device).get("/tuners/all")
+    assert (after[3]["state"], after[3]["tuned"]) == (1, True)
+    assert (after[4]["state"], after[4]["tuned"]) == (1, False) and "rfl_low" in after[4]["quality"]["alarms"]
+    assert "quality alarm(s) raised" not in output, output
+
+    # a real regression: tuner 3 worked before this change, and loses its signal at the reboot
+    fleet.sim.call(device.lose_signal, 3, False, True)
+    again = dict(changed, fm_monitor_network={"dns": ["192.0.2.98"]})
+    code, output = site(fleet, "--limit", "fm-001", "-e", json.dumps(again))
+    assert code != 0 and recap(output)["fm-001"]["failed"] == 1, output
+    assert "tuner 3 (Relay): was tuned (locked onto its frequency), now is not [check tuned]" in output, output
+    assert "waive the check(s) with fm_monitor_snapshot_ignore: [tuned" in output, output
+    assert "tuner 4 (Spare)" not in output.split("regression(s)", 1)[1].split("waive", 1)[0], output
+
+
 def test_a_change_that_reboots_is_gated_by_snapshots(fleet):
     """Issue 23: with ts_analyzer_reboot, site.yml takes a snapshot before the change and, when
     the device rebooted, after it. On ts-001 the reboot leaves every input receiving: the run
@@ -290,6 +327,7 @@ def test_a_change_that_reboots_is_gated_by_snapshots(fleet):
     broken = fleet.sim.fleet.by_name("ts-002")
     fleet.sim.call(broken.lose_signal, 1, False, True)
     code, output = site(fleet, "--limit", "ts-002", "-e", changed)
+    assert "waive the check(s) with ts_analyzer_snapshot_ignore: [receiving" in output, output
     assert code != 0 and recap(output)["ts-002"]["failed"] == 1, output
     assert "(id 1): was receiving its stream, now does not" in output, output
 
