@@ -178,6 +178,12 @@ PURGED = {
 }
 
 
+def warning_text(warning):
+    """A module's warning as its message: ansible-core 2.19 hands warnings over as objects
+    carrying the message (WarningSummary), earlier versions as text."""
+    return getattr(getattr(warning, "event", None), "msg", None) or str(warning)
+
+
 def purge_of(device_type, purge, purge_parts):
     """{part: whether it is purged}: ``purge_parts`` names a part's own value, a part it
     leaves out (or sets to None) follows ``purge``. Raises PartError naming the option."""

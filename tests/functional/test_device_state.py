@@ -239,3 +239,19 @@ def test_check_mode_takes_inputs_naming_a_profile_declared_with_them(play, sim, 
         assert predicted["changed"] is True and predicted["diff"] == applied["diff"]
         assert predicted["parts"]["inputs"]["changes"] == applied["parts"]["inputs"]["changes"]
         assert predicted["parts"]["alert_profiles"]["profile_ids"] == {"Default": 1, "Site Prof": None}
+
+
+@pytest.mark.parametrize("mode", ["direct", "module"])
+def test_a_part_warning_is_its_message(play, sim, ts, mode):
+    """Issue 29 item 8: a part's warning reads as the module's message, headed with the part (as
+    device_onboard gives them), not as the object ansible-core 2.19 hands over; the same with
+    module processes."""
+    Api(ts).add_input("Twin")
+    Api(ts).add_input("Twin")
+    env = {"BROADCAST_MONITORING_DIRECT_EXECUTION": "false"} if mode == "module" else None
+    out = play.run([state(ts, {"inputs": INPUTS})], ts.name, check=True, env=env)
+    result = out[0]
+    assert result.get("failed") is not True, result
+    assert result["warnings"] == ["inputs: the device holds several inputs with one name: 'Twin' (ids 1, 2); left"
+                                  " alone (state=overridden or deleted removes the extra copies)"], result["warnings"]
+    assert "WarningSummary" not in out.output
