@@ -67,7 +67,7 @@ class ActionModule(DirectExecutionAction):
             if outcome.get("failed") or one.key not in outcome:
                 return {"failed": True, "changed": False, "modules": modules, "failed_part": one.part,
                         "msg": "%s: %s; no variables were made" % (one.part, outcome.get("msg") or "nothing read")}
-            read[one.part] = outcome[one.key]
+            read[one.part] = plain(outcome[one.key])  # (YAML cannot write ansible-core's unsafe text)
         variables, secrets = without_secrets(host, role_variables(device_type, read))
         if secrets:
             warnings.append("the device holds secrets; the variables refer to vault variables instead, define them: %s"
