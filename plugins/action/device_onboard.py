@@ -77,4 +77,3 @@ class ActionModule(DirectExecutionAction):
         if warnings:
             out["warnings"] = warnings
         return out
-

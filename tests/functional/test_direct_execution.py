@@ -362,12 +362,11 @@ def test_a_module_runs_where_a_module_process_runs(sim, collections_path, tmp_pa
         saved = base / "results.json"
         tasks = [
             dict(analyzer_tasks(device)[0], register="info", ignore_errors=True),
-            {"name": "backup", "register": "backup", "ignore_errors": True,
-             "broadcast.monitoring.device_backup": dict(connection(device), device_type="ts_analyzer",
-                                                         dest="relative.json")},
+            {"name": "backup", "register": "backup", "ignore_errors": True, "broadcast.monitoring.device_backup": dict(
+                connection(device), device_type="ts_analyzer", dest="relative.json")},
             # (ansible.builtin.copy, which the Play helper saves with, fails in a deleted directory)
-            {"name": "save", "ansible.builtin.command": {"argv": ["sh", "-c", 'cat > "$0"', str(saved)],
-                                                        "stdin": "{{ [info, backup] | to_json }}"}},
+            {"name": "save", "ansible.builtin.command": {
+                "argv": ["sh", "-c", 'cat > "$0"', str(saved)], "stdin": "{{ [info, backup] | to_json }}"}},
         ]
         if started_in == "a deleted directory":
             tasks.insert(0, {"name": "delete the directory ansible-playbook runs in",
