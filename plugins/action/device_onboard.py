@@ -20,7 +20,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils.onboard impor
     role_variables,
     without_secrets,
 )
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import plain, spec_problems
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import plain, spec_problems, warning_text
 
 COLLECTION = "broadcast.monitoring."
 
@@ -64,11 +64,11 @@ class ActionModule(DirectExecutionAction):
         for one in READS[device_type]:
             outcome = self._execute_module(COLLECTION + one.module, dict(connection, **one.args), task_vars=task_vars)
             modules.append(one.module)
-            warnings.extend("%s: %s" % (one.part, _text(warning)) for warning in outcome.get("warnings") or [])
+            warnings.extend("%s: %s" % (one.part, warning_text(warning)) for warning in outcome.get("warnings") or [])
             if outcome.get("failed") or one.key not in outcome:
                 return {"failed": True, "changed": False, "modules": modules, "failed_part": one.part,
                         "msg": "%s: %s; no variables were made" % (one.part, outcome.get("msg") or "nothing read")}
-            read[one.part] = outcome[one.key]
+            read[one.part] = plain(outcome[one.key])  # (YAML cannot write ansible-core's unsafe text)
         variables, secrets = without_secrets(host, role_variables(device_type, read))
         if secrets:
             warnings.append("the device holds secrets; the variables refer to vault variables instead, define them: %s"
@@ -78,8 +78,3 @@ class ActionModule(DirectExecutionAction):
         if warnings:
             out["warnings"] = warnings
         return out
-
-
-def _text(warning):
-    """A module's warning as text: ansible-core 2.19 hands them over as objects carrying the message."""
-    return getattr(getattr(warning, "event", None), "msg", None) or str(warning)

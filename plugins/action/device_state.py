@@ -33,6 +33,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts i
     role_names,
     scheduled_states,
     spec_problems,
+    warning_text,
 )
 
 COLLECTION = "broadcast.monitoring."
@@ -144,7 +145,7 @@ class _Runner:
                 self.modules.append(part.module)
             if outcome.get("diff") and outcome.get("changed"):
                 diffs.extend(_headed(part.name, outcome["diff"]))
-            warnings.extend("%s: %s" % (part.name, warning) for warning in outcome.get("warnings") or [])
+            warnings.extend("%s: %s" % (part.name, warning_text(warning)) for warning in outcome.get("warnings") or [])
             kept = {key: value for key, value in outcome.items() if key not in DROPPED}
             outcome_of[part.name] = joined(outcome_of[part.name], kept) if part.name in outcome_of else kept
             if outcome.get("failed"):

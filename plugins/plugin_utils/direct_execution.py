@@ -8,15 +8,18 @@ Our modules run where Ansible runs (``connection: local``) and only speak HTTP, 
 process buys nothing but its start-up: about 0.25 CPU s of Python and Ansible's module
 runtime per call, against a few milliseconds of HTTP (docs/performance.md). Here the module
 gets exactly what a module process gets -- its arguments with Ansible's ``_ansible_*``
-internal options, the task's environment on top of the controller's, its own warnings -- and
+internal options, the task's environment on top of the controller's (as text, as the shell
+hands it over), the working directory a module process starts in, its own warnings -- and
 its JSON result goes through the same parsing as a module process's output. Everything it
-changed in this process (environment, working directory, ansible-core's module globals) is
-put back before the next module runs, so nothing passes from one task or part to the next.
+changed in this process (environment, working directory, locale, ansible-core's module
+globals) is put back before the next module runs, on every path, so nothing passes from one
+task or part to the next.
 
 Where that cannot be done faithfully, the module runs as a module process, as Ansible would
-(``refusal`` says why): another connection than local (a task delegated to a jump host),
-``become``, ``async``, a module of another collection, an ansible-core without the
-serialization profiles of 2.19, or the opt-out (variable ``broadcast_monitoring_direct_execution``
+(``refusal`` and ``module_environment`` say why): another connection than local (a task
+delegated to a jump host), ``become``, ``async``, a module of another collection, an
+ansible-core without the serialization profiles of 2.19 (2.16 to 2.18), a task environment a
+module process gets otherwise, or the opt-out (variable ``broadcast_monitoring_direct_execution``
 or environment variable ``BROADCAST_MONITORING_DIRECT_EXECUTION`` set to false).
 """
 
@@ -26,11 +29,14 @@ import contextlib
 import importlib
 import io
 import json
+import locale
 import os
+import re
 import traceback
 
 from ansible.errors import AnsibleActionFail
 from ansible.module_utils import basic
+from ansible.module_utils.common.text.converters import to_bytes
 from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
@@ -51,6 +57,10 @@ PACKAGE = "ansible_collections.broadcast.monitoring.plugins.modules."
 PROFILE = "legacy"
 OPT_OUT_VARIABLE = "broadcast_monitoring_direct_execution"
 OPT_OUT_ENVIRONMENT = "BROADCAST_MONITORING_DIRECT_EXECUTION"
+#: a name a POSIX shell takes as a variable in ``NAME=value`` before a command
+SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+#: variables a process reads only when it starts: Python's interpreter, the dynamic loader
+STARTUP_VARIABLES = ("PYTHON", "LD_")
 
 
 def opted_out(variable, environment):
@@ -76,14 +86,15 @@ def preload(module_names):
     importlib.import_module("http.client")  # transport.py imports it at the first connection
 
 
-def run_in_process(module_name, arguments, environment):
+def run_in_process(module_name, arguments, environment, directory=None):
     """(stdout, stderr, exit code) of the module ``module_name`` (its FQCN) run with
-    ``arguments`` (already holding the ``_ansible_*`` options) and the task's ``environment``,
-    as a module process would give them."""
+    ``arguments`` (already holding the ``_ansible_*`` options) and the task's ``environment``
+    (as ``module_environment`` gives it) in ``directory`` (where ansible-core starts a module
+    process of a local connection: the task's base directory), as a module process would give them."""
     encoder = get_module_encoder(PROFILE, Direction.CONTROLLER_TO_MODULE)
     payload = json.dumps({"ANSIBLE_MODULE_ARGS": arguments}, cls=encoder).encode()
     stdout, stderr, code = io.StringIO(), "", 0
-    with _as_a_module_process(payload, environment), contextlib.redirect_stdout(stdout):
+    with _as_a_module_process(payload, environment, directory), contextlib.redirect_stdout(stdout):
         try:
             importlib.import_module(PACKAGE + module_name[len(COLLECTION):]).main()
         except SystemExit as stop:
@@ -93,34 +104,100 @@ def run_in_process(module_name, arguments, environment):
     return stdout.getvalue(), stderr, code
 
 
+def module_environment(environment):
+    """The task's environment (as ActionBase._compute_environment_string renders it) as a
+    module process gets it, or (None, why) where this process cannot get it the same way.
+
+    ansible-core hands it to a module process as ``NAME=value`` words in front of the module's
+    command line, each value as ``str(value)`` (ShellBase.env_prefix), which the shell sets.
+    A name the shell does not take as a variable, or a value no command line can carry (a NUL),
+    gives a module process that fails (or an environment other than the task's), and a variable
+    read only when a process starts (the interpreter's ``PYTHON*``, the loader's ``LD_*``)
+    would change nothing here: those run as module processes, which show what they do."""
+    converted = {}
+    for name, value in environment.items():
+        text = str(value)
+        if not SHELL_NAME.match(name):
+            return None, "environment variable name %r is not a shell variable name" % name
+        if "\0" in text:
+            return None, "environment variable %s holds a NUL character" % name
+        if name.startswith(STARTUP_VARIABLES):
+            return None, "environment variable %s is read when a process starts" % name
+        converted[name] = text
+    return converted, None
+
+
 @contextlib.contextmanager
-def _as_a_module_process(payload, environment):
+def _as_a_module_process(payload, environment, directory):
     """This process, for the time of one module, as the module's own process would be: the
     module's arguments in ansible-core's module globals, module_utils on the module's side,
-    no warnings from before, the task's environment; all of it put back afterwards."""
-    saved_environment, saved_cwd = dict(os.environ), os.getcwd()
-    saved_arguments = (basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE)
-    saved_side = module_runtime.is_controller
-    saved_warnings = (dict(module_warnings._global_warnings), dict(module_warnings._global_deprecations))
-    module_warnings._global_warnings.clear()
-    module_warnings._global_deprecations.clear()
-    os.environ.update(environment)
-    basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE = payload, PROFILE
-    # module side: warnings and deprecations go into the result, as a module process's do,
-    # instead of straight to the controller's display
-    module_runtime.is_controller = False
-    try:
-        yield
-    finally:
-        module_runtime.is_controller = saved_side
-        basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE = saved_arguments
-        for registry, saved in zip((module_warnings._global_warnings, module_warnings._global_deprecations),
-                                   saved_warnings):
+    no warnings from before, the task's environment, its working directory; all of it put
+    back afterwards, whatever happens (each piece put back even if another cannot be)."""
+    with contextlib.ExitStack() as restore:
+        saved_environment = dict(os.environ)
+
+        def put_environment_back():
+            for name in set(os.environ) - set(saved_environment):
+                del os.environ[name]
+            os.environ.update(saved_environment)
+        restore.callback(put_environment_back)
+        _check_environment(environment)  # all or nothing: what os.environ cannot hold, before setting any
+        # the working directory, even one deleted meanwhile (getcwd() fails in it: no name to go back to)
+        try:
+            cwd = os.open(".", getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY)
+        except OSError:  # no O_PATH on this system, and not readable: by its name
+            restore.callback(os.chdir, os.getcwd())
+        else:
+            restore.callback(os.close, cwd)
+            restore.callback(os.fchdir, cwd)
+        saved_locale = locale.setlocale(locale.LC_ALL)  # AnsibleModule sets it from the environment
+        restore.callback(locale.setlocale, locale.LC_ALL, saved_locale)
+        saved_arguments = (basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE, basic._PARSED_MODULE_ARGS)
+        restore.callback(_set_module_arguments, *saved_arguments)
+        saved_side = module_runtime.is_controller
+        restore.callback(setattr, module_runtime, "is_controller", saved_side)
+        for registry in (module_warnings._global_warnings, module_warnings._global_deprecations):
+            restore.callback(_refill, registry, dict(registry))
             registry.clear()
-            registry.update(saved)
-        os.environ.clear()
-        os.environ.update(saved_environment)
-        os.chdir(saved_cwd)
+
+        os.environ.update(environment)
+        _set_module_arguments(payload, PROFILE, None)
+        # module side: warnings and deprecations go into the result, as a module process's do,
+        # instead of straight to the controller's display
+        module_runtime.is_controller = False
+        if directory is not None:
+            os.chdir(directory)  # fails as starting the module process there would (the same OSError)
+        _enter_a_readable_directory()
+        yield
+
+
+def _check_environment(environment):
+    for name, value in environment.items():
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise TypeError("environment: want text, got %r: %r" % (type(name).__name__, type(value).__name__))
+        if not name or "=" in name or "\0" in name + value:
+            raise ValueError("environment: %r cannot be an environment variable" % name)
+
+
+def _set_module_arguments(arguments, profile, parsed):
+    basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE, basic._PARSED_MODULE_ARGS = arguments, profile, parsed
+
+
+def _refill(registry, content):
+    registry.clear()
+    registry.update(content)
+
+
+def _enter_a_readable_directory():
+    """What a module process does first (ansible-core's AnsiballZ wrapper) when its working
+    directory cannot be read (deleted, or not readable after become): go home, else to /."""
+    try:
+        os.getcwd()
+    except OSError:
+        try:
+            os.chdir(os.path.expanduser("~"))
+        except OSError:
+            os.chdir("/")
 
 
 class DirectExecutionAction(ActionBase):
@@ -133,19 +210,25 @@ class DirectExecutionAction(ActionBase):
         name = module_name or self._task.resolved_action or self._task.action
         task_vars = task_vars if task_vars is not None else {}
         why = self.refusal(name, wrap_async, task_vars)
+        environment = None
+        if not why:
+            rendered = {}
+            self._compute_environment_string(rendered)
+            environment, why = module_environment(rendered)
         if why:
             display.vvv("%s runs as a module process: %s" % (name, why), host=self._play_context.remote_addr)
+            # ignore_unknown_opts only when given: ansible-core 2.16's ActionBase has no such parameter
+            extra = {"ignore_unknown_opts": ignore_unknown_opts} if ignore_unknown_opts else {}
             return super()._execute_module(module_name=module_name, module_args=module_args, tmp=tmp,
                                            task_vars=task_vars, persist_files=persist_files,
-                                           delete_remote_tmp=delete_remote_tmp, wrap_async=wrap_async,
-                                           ignore_unknown_opts=ignore_unknown_opts)
+                                           delete_remote_tmp=delete_remote_tmp, wrap_async=wrap_async, **extra)
         display.vvv("%s runs in the controller's process (direct execution)" % name,
                     host=self._play_context.remote_addr)
         module_args = self._task.args if module_args is None else module_args
         self._update_module_args(name, module_args, task_vars, ignore_unknown_opts=ignore_unknown_opts)
-        environment = {}
-        self._compute_environment_string(environment)
-        stdout, stderr, code = run_in_process(name, module_args, environment)
+        # where ActionBase._low_level_execute_command starts a module process of a local connection
+        directory = to_bytes(self._loader.get_basedir(), errors="surrogate_or_strict")
+        stdout, stderr, code = run_in_process(name, module_args, environment, directory)
         data = self._parse_returned_data({"stdout": stdout, "stderr": stderr, "rc": code}, PROFILE)
         data.pop("_ansible_suppress_tmpdir_delete", None)
         remove_internal_keys(data)

@@ -132,14 +132,17 @@ def _per_tuner(name):
 
 def plain(value):
     """``value`` as plain dicts, lists, strings and numbers. Ansible hands templated values
-    over as tagged subclasses of those, which ``copy.deepcopy`` (argument validation copies
-    its input) reconstructs one object at a time: on an analyzer's 16 inputs that cost more
-    than the check itself."""
+    (and, before 2.19, module results) over as tagged or unsafe subclasses of those, which
+    ``copy.deepcopy`` (argument validation copies its input) reconstructs one object at a
+    time: on an analyzer's 16 inputs that cost more than the check itself; and which YAML
+    cannot write (onboarding)."""
     if isinstance(value, dict):
         return {plain(key): plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(item) for item in value]
-    for kind in (bool, int, float, str):
+    if isinstance(value, str):
+        return str.__str__(value)  # (before 2.19, str() of Ansible's unsafe text is that text again)
+    for kind in (bool, int, float):
         if isinstance(value, kind):
             return kind(value)
     return value
@@ -183,6 +186,12 @@ PURGED = {
     "ts_analyzer": ("snmp", "alert_profiles", "inputs", "converters"),
     "fm_monitor": ("tuners", "thresholds", "schedules"),
 }
+
+
+def warning_text(warning):
+    """A module's warning as its message: ansible-core 2.19 hands warnings over as objects
+    carrying the message (WarningSummary), earlier versions as text."""
+    return getattr(getattr(warning, "event", None), "msg", None) or str(warning)
 
 
 def purge_of(device_type, purge, purge_parts):

@@ -280,3 +280,19 @@ def test_a_run_says_what_changed_per_object_and_the_diff_names_each_object(play,
                                          ' "udp://239.5.5.5:1234"'], out[0]["changes_summary"]
     assert "%s: %s" % (fm.name, out[0]["changes_summary"][0]) in output_lines(out.output)
     assert "--- before: tuners: tuner 3" in output_lines(out.output)
+
+
+@pytest.mark.parametrize("mode", ["direct", "module"])
+def test_a_part_warning_is_its_message(play, sim, ts, mode):
+    """Issue 29 item 8: a part's warning reads as the module's message, headed with the part (as
+    device_onboard gives them), not as the object ansible-core 2.19 hands over; the same with
+    module processes."""
+    Api(ts).add_input("Twin")
+    Api(ts).add_input("Twin")
+    env = {"BROADCAST_MONITORING_DIRECT_EXECUTION": "false"} if mode == "module" else None
+    out = play.run([state(ts, {"inputs": INPUTS})], ts.name, check=True, env=env)
+    result = out[0]
+    assert result.get("failed") is not True, result
+    assert result["warnings"] == ["inputs: the device holds several inputs with one name: 'Twin' (ids 1, 2); left"
+                                  " alone (state=overridden or deleted removes the extra copies)"], result["warnings"]
+    assert "WarningSummary" not in out.output

@@ -12,9 +12,10 @@ import stat
 import sys
 
 import pytest
+import yaml
 
 from tests.functional.analyzer import Api
-from tests.functional.conftest import EXAMPLE_VARS, Play, connection, module_examples
+from tests.functional.conftest import EXAMPLE_VARS, Play, ansible_playbook, connection, module_examples
 from tests.reliability import test_bad_input as bad_input
 from tests.simulator.fleet import running_fleet
 
@@ -281,3 +282,103 @@ def test_warnings_and_partial_failures_are_the_same_both_ways(twins, collections
     assert differences(out) == []
     failed = out["direct"][0]
     assert failed["failed"] is True and "not written" in failed["msg"] and "not_written" in failed, failed
+
+
+#: a loop whose items each bring their environment: a password and an int (as YAML gives a
+#: number) in the first, an int alone in the second, nothing in the third
+LOOPED_ENVIRONMENTS = [{"BROADCAST_MONITORING_PASSWORD": "admin", "BROADCAST_MONITORING_TIMEOUT": 5},
+                       {"BROADCAST_MONITORING_TIMEOUT": 7}, {}]
+
+
+def looped_items(play, device, mode):
+    """(failed, msg, timeout the module was given) of each item of a loop over
+    LOOPED_ENVIRONMENTS (ts_info given no credential), run one way, and the output."""
+    task = {"name": "info", "broadcast.monitoring.ts_info": {
+        "host": device.address, "port": device.port, "gather_subset": ["system_device"]},
+        "loop": LOOPED_ENVIRONMENTS, "environment": "{{ item }}"}
+    out = play.run([task], device.name, env=MODES[mode])
+    items = out[0]["results"]
+    return [(item.get("failed", False), item.get("msg"), item.get("invocation", {}).get("module_args", {}).get("timeout"))
+            for item in items], out.output
+
+
+def test_a_loop_of_environments_gives_what_module_processes_give(play, sim):
+    """Issue 29 item 2: the task's environment as a module process gets it (numbers as text),
+    and nothing of one item's environment (a password) left for the next item, which has none."""
+    device = sim.fleet.by_name("ts-001")
+    results = {}
+    for mode in ("module", "direct"):
+        sim.call(device.requests.clear)
+        results[mode], output = looped_items(play, device, mode)
+        assert output.count("runs in the controller's process") == (3 if mode == "direct" else 0), output
+        logins = [r["kind"] for r in sim.call(lambda: list(device.requests))].count("login")
+        assert logins == 1, (mode, results[mode])
+    first, second, third = results["module"]
+    assert first == (False, None, 5)
+    assert second[0] is True and "password: no password to log in with" in second[1] and second[2] == 7
+    assert third[0] is True and "password: no password to log in with" in third[1] and third[2] == 10
+    assert results["direct"] == results["module"]
+
+
+@pytest.mark.parametrize("environment, why, fails", [
+    ({"NOT-A-NAME": "x"}, "environment variable name 'NOT-A-NAME' is not a shell variable name", True),
+    ({"PYTHONDONTWRITEBYTECODE": 1}, "environment variable PYTHONDONTWRITEBYTECODE is read when a process starts",
+     False),
+])
+def test_an_environment_this_process_cannot_take_runs_a_module_process(play, sim, counter, environment, why, fails):
+    """A variable name the shell does not take (the shell then fails to start the module
+    process), or a variable only a starting process reads: the module runs as a module
+    process, whatever that gives."""
+    device = sim.fleet.by_name("ts-001")
+    interpreter, starts = counter
+    task = dict(analyzer_tasks(device)[0], environment=environment)
+    results = {}
+    for mode in ("module", "direct"):
+        out = play.run([task], device.name, extra_vars={"ansible_python_interpreter": interpreter}, env=MODES[mode])
+        results[mode] = {key: out[0].get(key) for key in ("failed", "msg", "rc", "module_stderr")}
+        if mode == "direct":
+            assert "runs as a module process: %s" % why in out.output
+    assert results["direct"] == results["module"]
+    assert results["direct"]["failed"] is fails, results
+    if fails:
+        assert "NOT-A-NAME=x: not found" in results["direct"]["module_stderr"], results
+    else:
+        assert starts() == ["ts_info", "ts_info"]
+
+
+@pytest.mark.parametrize("started_in", ["a deleted directory", "another directory"])
+def test_a_module_runs_where_a_module_process_runs(sim, collections_path, tmp_path, started_in):
+    """Issue 29 item 2: ansible-playbook started in a directory that a first task deletes, or in
+    another directory than the playbook's. ansible-core starts a module process of a local
+    connection in the task's base directory (the playbook's): a relative path lands there, both
+    ways, and the worker is left where it was."""
+    device = sim.fleet.by_name("ts-001")
+    inventory = tmp_path / "inventory.yml"
+    sim.write_inventory(str(inventory))
+    for mode in ("module", "direct"):
+        start, base = tmp_path / ("start-" + mode), tmp_path / ("playbook-" + mode)
+        start.mkdir()
+        base.mkdir()
+        saved = base / "results.json"
+        tasks = [
+            dict(analyzer_tasks(device)[0], register="info", ignore_errors=True),
+            {"name": "backup", "register": "backup", "ignore_errors": True, "broadcast.monitoring.device_backup": dict(
+                connection(device), device_type="ts_analyzer", dest="relative.json")},
+            # (ansible.builtin.copy, which the Play helper saves with, fails in a deleted directory)
+            {"name": "save", "ansible.builtin.command": {
+                "argv": ["sh", "-c", 'cat > "$0"', str(saved)], "stdin": "{{ [info, backup] | to_json }}"}},
+        ]
+        if started_in == "a deleted directory":
+            tasks.insert(0, {"name": "delete the directory ansible-playbook runs in",
+                             "ansible.builtin.file": {"path": str(start), "state": "absent"}})
+        playbook = base / "play.yml"
+        playbook.write_text(yaml.safe_dump([{"hosts": device.name, "gather_facts": False, "tasks": tasks}]))
+        proc = ansible_playbook(sim, collections_path, tmp_path, ["-i", str(inventory), str(playbook)],
+                                env=MODES[mode], cwd=str(start))
+        assert saved.exists(), proc.output
+        info, backup = json.loads(saved.read_text())
+        assert info.get("failed", False) is False and info["system_device"], (mode, info)
+        assert backup.get("failed", False) is False, (mode, backup)
+        assert (base / "relative.json").is_file() and not (start / "relative.json").exists(), mode
+        assert start.exists() is (started_in == "another directory")
+        assert ("runs in the controller's process" in proc.output) is (mode == "direct")

@@ -6,6 +6,7 @@ process, against a simulated device over HTTP."""
 import copy
 import importlib
 import json
+import locale
 import os
 import pkgutil
 
@@ -21,10 +22,10 @@ from tests.functional.conftest import connection
 INFO = "broadcast.monitoring.ts_info"
 
 
-def run(name, args, environment=None, check=False):
+def run(name, args, environment=None, check=False, directory=None):
     """The module's result (and exit code), as direct execution gives it."""
     internal = {"_ansible_check_mode": check, "_ansible_diff": True, "_ansible_module_name": name}
-    stdout, stderr, code = run_in_process(name, dict(args, **internal), environment or {})
+    stdout, stderr, code = run_in_process(name, dict(args, **internal), environment or {}, directory)
     return (json.loads(stdout) if stdout.strip() else {"stderr": stderr}), code
 
 
@@ -50,11 +51,23 @@ def module_state():
         for name, value in vars(module).items():
             if not name.startswith("__") and isinstance(value, (dict, list, set, str, int, float, tuple)):
                 state["%s.%s" % (info.name, name)] = copy.deepcopy(frozen(value))
-    state["ansible args"] = (basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE)
+    state["ansible args"] = (basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE, copy.deepcopy(basic._PARSED_MODULE_ARGS))
     state["warnings"] = (dict(module_warnings._global_warnings), dict(module_warnings._global_deprecations))
     state["environment"] = dict(os.environ)
-    state["cwd"] = os.getcwd()
+    state["cwd"] = os.readlink("/proc/self/cwd")  # (getcwd() fails in a deleted directory)
+    state["locale"] = locale.setlocale(locale.LC_ALL)
     return state
+
+
+@pytest.fixture
+def earlier_warnings():
+    """A warning and a deprecation this process holds from before: they must still be there
+    after any module, and never in a module's result."""
+    module_warnings._global_warnings["a warning from before"] = None
+    module_warnings._global_deprecations["a deprecation from before"] = None
+    yield
+    module_warnings._global_warnings.pop("a warning from before", None)
+    module_warnings._global_deprecations.pop("a deprecation from before", None)
 
 
 @pytest.fixture
@@ -90,7 +103,7 @@ def test_warnings_are_the_module_result_and_stay_with_it(analyzer):
     assert module_warnings.get_warnings() == []
 
 
-def test_a_module_run_leaves_this_process_as_it_was(analyzer, tmp_path):
+def test_a_module_run_leaves_this_process_as_it_was(analyzer, tmp_path, earlier_warnings):
     before = module_state()
     args = connection(analyzer)
     results = [
@@ -101,8 +114,12 @@ def test_a_module_run_leaves_this_process_as_it_was(analyzer, tmp_path):
         run("broadcast.monitoring.device_backup", dict(args, device_type="ts_analyzer", dest=str(tmp_path / "b.json"))),
         run("broadcast.monitoring.ts_snmp", dict(args, trap_addresses=["not an address"])),
         run("broadcast.monitoring.device_time", dict(args, device_type="ts_analyzer", timezone="Mars/Olympus")),
+        # a locale AnsibleModule sets from the environment, and the password the environment gives
+        run(INFO, {"host": analyzer.address, "port": analyzer.port, "gather_subset": ["system_device"]}, environment={
+            "LC_ALL": "C", "BROADCAST_MONITORING_PASSWORD": "admin"}, directory=str(tmp_path)),
     ]
-    assert [code for unused, code in results] == [0, 0, 0, 0, 1, 1], results
+    assert [code for unused, code in results] == [0, 0, 0, 0, 1, 1, 0], results
+    assert "a warning from before" not in json.dumps([result for result, unused in results])
     after = module_state()
     assert sorted(before) == sorted(after)
     assert [name for name in before if before[name] != after[name]] == []
@@ -119,3 +136,41 @@ def test_a_crashing_module_does_not_affect_the_next(analyzer, monkeypatch):
     monkeypatch.undo()
     result, code = run(INFO, dict(connection(analyzer), gather_subset=["system_device"]))
     assert code == 0 and result["system_device"], result
+
+
+@pytest.mark.parametrize("value", [5, "5\0"])
+def test_an_environment_this_process_cannot_hold_changes_nothing(analyzer, earlier_warnings, value):
+    """Issue 29 item 2: the environment is applied all or nothing. One that os.environ cannot
+    hold (a number, a NUL) is refused before any of it is set, and the module's arguments
+    (the password in them) are not left behind."""
+    before = module_state()
+    environment = {"BROADCAST_MONITORING_PASSWORD": "admin", "BROADCAST_MONITORING_TIMEOUT": value}
+    with pytest.raises((TypeError, ValueError)):
+        run(INFO, dict(connection(analyzer), gather_subset=["system_device"]), environment=environment)
+    assert module_state() == before
+    assert "BROADCAST_MONITORING_PASSWORD" not in os.environ
+
+
+def test_a_failing_module_leaves_no_argument_behind(analyzer, earlier_warnings):
+    """A module that fails (a wrong password) as one that succeeds: ansible-core's copy of its
+    arguments (the password in clear) is put back, as are the warnings from before."""
+    before = module_state()
+    failed, code = run(INFO, dict(connection(analyzer, password="not the password"), gather_subset=["system_device"]))
+    assert code == 1 and failed["failed"] is True, failed
+    assert module_state() == before
+    assert "not the password" not in repr(basic._PARSED_MODULE_ARGS)
+
+
+def test_a_deleted_working_directory(analyzer, tmp_path, monkeypatch):
+    """This process in a directory deleted meanwhile: the module runs where a module process
+    started there would (ansible-core's AnsiballZ wrapper goes to the home directory), and this
+    process is back in the deleted directory afterwards."""
+    gone, home = tmp_path / "gone", tmp_path / "home"
+    gone.mkdir()
+    home.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    result, code = run("broadcast.monitoring.device_backup", dict(connection(analyzer), device_type="ts_analyzer",
+                                                                  dest="relative.json"), environment={"HOME": str(home)})
+    assert code == 0 and (home / "relative.json").is_file(), result
+    assert os.readlink("/proc/self/cwd") == "%s (deleted)" % gone

@@ -1,11 +1,17 @@
-"""Which modules go through direct execution, and how the opt-out setting is read."""
+"""Which modules go through direct execution, how the opt-out setting is read, and the task
+environment as a module process gets it."""
 
+import json
 import os
+import subprocess
+import sys
 
 import pytest
 import yaml
 
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.direct_execution import opted_out
+from ansible.plugins.loader import shell_loader
+
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils.direct_execution import module_environment, opted_out
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 #: modules with an action plugin of their own: device_state and device_onboard run their
@@ -36,3 +42,33 @@ def test_a_setting_that_is_not_a_boolean_names_itself():
         opted_out("sometimes", None)
     with pytest.raises(ValueError, match="BROADCAST_MONITORING_DIRECT_EXECUTION: want a boolean"):
         opted_out(None, "maybe")
+
+
+#: task environment values of every kind YAML and templates give
+ENVIRONMENT = {"AN_INT": 5, "A_FLOAT": 2.5, "A_BOOL": False, "A_NULL": None, "A_LIST": ["a", 1], "A_DICT": {"k": "v"},
+               "A_TEXT": "it's \"quoted\"\n$HOME `x` ü", "EMPTY": ""}
+
+
+def test_the_environment_is_what_the_shell_hands_a_module_process():
+    """The rule itself: ansible-core puts ``NAME=value`` words from its sh shell plugin's
+    env_prefix in front of the module's command line; what the started process finds in its
+    environment is what direct execution sets."""
+    prefix = shell_loader.get("sh").env_prefix(**ENVIRONMENT)
+    script = "import json, os, sys; print(json.dumps({k: os.environ.get(k) for k in sys.argv[1:]}))"
+    command = "%s %s -c %s %s" % (prefix, sys.executable, json.dumps(script), " ".join(ENVIRONMENT))
+    started = json.loads(subprocess.run(["/bin/sh", "-c", command], capture_output=True, text=True, check=True).stdout)
+    converted, why = module_environment(ENVIRONMENT)
+    assert why is None
+    assert converted == started
+    assert converted["AN_INT"] == "5" and converted["A_BOOL"] == "False" and converted["A_NULL"] == "None"
+
+
+@pytest.mark.parametrize("environment, why", [
+    ({"MY-VAR": "x"}, "environment variable name 'MY-VAR' is not a shell variable name"),
+    ({"1ST": "x"}, "environment variable name '1ST' is not a shell variable name"),
+    ({"OK": "x", "NUL": "a\0b"}, "environment variable NUL holds a NUL character"),
+    ({"PYTHONPATH": "/x"}, "environment variable PYTHONPATH is read when a process starts"),
+    ({"LD_PRELOAD": "/x.so"}, "environment variable LD_PRELOAD is read when a process starts"),
+])
+def test_an_environment_this_process_cannot_take_is_refused_whole(environment, why):
+    assert module_environment(environment) == (None, why)

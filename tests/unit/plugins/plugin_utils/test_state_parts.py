@@ -12,10 +12,12 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts i
     module_args,
     part_names,
     plan,
+    plain,
     planned_unused_profiles,
     purge_of,
     refused,
     role_names,
+    warning_text,
 )
 
 # every part of either device type, purged or not (the options purge_of builds)
@@ -215,3 +217,25 @@ def test_only_snmp_purged_replaces_the_snmp_lists_and_merges_the_rest():
 def test_a_wrong_purge_parts_entry_is_refused_naming_it(purge_parts, named):
     with pytest.raises(PartError, match=named):
         purge_of("ts_analyzer", False, purge_parts)
+
+
+def test_a_warning_is_its_message_whatever_ansible_core_hands_over():
+    """2.19 hands a module's warnings over as WarningSummary objects, 2.16 to 2.18 as text."""
+    messages = pytest.importorskip("ansible.module_utils._internal._messages")
+    summary = messages.WarningSummary(event=messages.Event(msg="the device holds two inputs named 'A'"))
+    assert warning_text(summary) == "the device holds two inputs named 'A'"
+    assert warning_text("the device holds two inputs named 'A'") == "the device holds two inputs named 'A'"
+
+
+class _Marked(str):
+    """A str subclass whose str() is itself, as ansible-core's unsafe text before 2.19."""
+
+    def __str__(self):  # pylint: disable=invalid-str-returned
+        return self  # (as ansible-core's own AnsibleUnsafeText.__str__)
+
+
+def test_plain_gives_exact_builtin_types():
+    value = plain({_Marked("name"): [_Marked("a"), 1, True, 2.5, None]})
+    assert value == {"name": ["a", 1, True, 2.5, None]}
+    assert [type(v) for v in value["name"]] == [str, int, bool, float, type(None)]
+    assert [type(k) for k in value] == [str]
