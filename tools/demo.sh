@@ -81,7 +81,7 @@ if [ -f "$ROOT/playbooks/backup.yml" ]; then
 else
   playbook "$ROOT/tools/demo_backup.yml" -e "backup_dir=$WORK/backups"
 fi
-ls -l "$WORK/backups" | sed 1d
+find "$WORK/backups" -maxdepth 1 -type f -printf "%10s  %f\n" | sort -k2
 
 rm -rf "$ROOT/build/demo" && mkdir -p "$ROOT/build/demo"
 cp -r "$WORK/drift.json" "$WORK/backups" "$ROOT/build/demo/"
