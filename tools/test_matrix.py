@@ -177,7 +177,8 @@ def plugin_docs(version):
     expected = {
         "module": sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(ROOT, "plugins", "modules", "*.py"))
                          if not os.path.basename(p).startswith("_")),
-        "filter": sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(ROOT, "plugins", "filter", "*.yml"))),
+        "filter": sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(ROOT, "plugins", "filter", "*.py"))
+                         if not os.path.basename(p).startswith("_")),
         "role": sorted(os.path.basename(os.path.dirname(os.path.dirname(p)))
                        for p in glob.glob(os.path.join(ROOT, "roles", "*", "meta", "argument_specs.yml"))),
     }
