@@ -320,7 +320,9 @@ def main():
             failures.append("%s: %s" % (line, failure))
     text = table(rows, columns)
     print("\n" + text + "\n\nlogs: build/matrix/<version>.log; %.0f s in all" % (time.monotonic() - started))
-    if args.readme != "none":
+    if args.readme == "write" and failures:
+        failures.append("README.md not written: the run failed")
+    elif args.readme != "none":
         if sorted(args.versions) != ["2.16", "2.17", "2.18", "2.19"]:
             failures.append("--readme needs the whole matrix: 2.16 2.17 2.18 2.19")
         else:
