@@ -119,6 +119,7 @@ def playbooks(version, work, address):
     shutil.copytree(os.path.join(ROOT, "playbooks", "inventory"), inventory)
     with running_fleet(ts=1, fm=1, address=address) as fleet:
         fleet.write_inventory(os.path.join(inventory, "hosts.yml"))
+
         def playbook(name, *extra, hosts=("fm-001", "ts-001")):
             output = version.run([os.path.join(version.bin, "ansible-playbook"), "-i", inventory,
                                   os.path.join(ROOT, name)] + list(extra), cwd=work)
