@@ -86,7 +86,8 @@ class Version:
                     self.run([sys.executable, "-m", "venv", venv], env=os.environ)
                 self.run([os.path.join(venv, "bin", "python"), "-m", "pip", "install", "--quiet",
                           "--disable-pip-version-check", "-r", pins], env=os.environ)
-                open(stamp, "w").close()
+                with open(stamp, "w", encoding="utf-8"):
+                    pass
             self.bin = os.path.join(venv, "bin")
         env = dict(os.environ, PATH=self.bin + os.pathsep + os.environ["PATH"], ANSIBLE_COLLECTIONS_PATH=COLLECTIONS,
                    ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", ANSIBLE_RETRY_FILES_ENABLED="0",
