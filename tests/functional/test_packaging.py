@@ -118,3 +118,13 @@ def test_the_docs_site_defines_every_environment_variable_the_modules_read():
     with open(os.path.join(ROOT, "docs", "docsite", "rst", "environment_variables.rst"), encoding="utf-8") as handle:
         defined = re.findall(r"^\.\. envvar:: (\S+)$", handle.read(), re.MULTILINE)
     assert sorted(declared) == sorted(defined) == sorted(names)
+
+
+def test_the_docs_landing_page_names_the_tested_versions_as_the_matrix_runs_them():
+    with open(os.path.join(ROOT, "Makefile"), encoding="utf-8") as handle:
+        (matrix,) = re.findall(r"^MATRIX\s*:=\s*(.+)$", handle.read(), re.MULTILINE)
+    versions = matrix.split()
+    with open(os.path.join(ROOT, "docs", "site", "rst", "index.rst"), encoding="utf-8") as handle:
+        index = " ".join(handle.read().split())
+    assert "Tested ansible-core versions: %s and %s, each on Python 3.11" % (", ".join(versions[:-1]), versions[-1]) \
+        in index
