@@ -285,7 +285,8 @@ def readme(text, mode):
     """Compare (check) or replace (write) README.md's matrix table with this run's."""
     with open(README, encoding="utf-8") as handle:
         current = handle.read()
-    match = re.search(re.escape(BEGIN) + r"\n(.*?)\n" + re.escape(END), current, re.S)
+    match = re.search(re.escape(BEGIN) + r"\n(.*?)" + re.escape(END), current, re.S)
+    text += "\n"
     if not match:
         return "README.md has no matrix table between %r and %r" % (BEGIN, END)
     if mode == "write":
