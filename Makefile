@@ -45,25 +45,36 @@ functional: venv link
 reliability: venv link
 	BM_WRITE_REPORT=1 $(PYTEST) tests/reliability
 
-# The functional suite in two shards (tests/functional/shards.py) and the reliability suite,
-# side by side: each is mostly one ansible-playbook at a time, so on two cores the three take
-# little longer than the longest alone. `make functional` runs the functional suite whole.
+# The functional suite in two shards (tests/functional/shards.py), the reliability suite and the
+# ansible-core version matrix (`make matrix`), side by side: each is mostly one ansible-playbook at
+# a time, so on two cores the four take little longer than the longest alone. `make functional`
+# runs the functional suite whole.
 suites: venv link
 	@mkdir -p $(BUILD)/logs
 	@echo "functional (2 shards) and reliability suites (logs in $(BUILD)/logs)"
 	@BM_SHARD=1/2 $(PYTEST) tests/functional > $(BUILD)/logs/functional-1.log 2>&1 & f1=$$!; \
 	BM_SHARD=2/2 $(PYTEST) tests/functional > $(BUILD)/logs/functional-2.log 2>&1 & f2=$$!; \
 	$(PYTEST) tests/reliability > $(BUILD)/logs/reliability.log 2>&1 & r=$$!; \
-	wait $$f1; s1=$$?; wait $$f2; s2=$$?; wait $$r; rs=$$?; \
-	for suite in functional-1:$$s1 functional-2:$$s2 reliability:$$rs; do \
+	$(MATRIX_RUN) > $(BUILD)/logs/matrix.log 2>&1 & m=$$!; \
+	wait $$f1; s1=$$?; wait $$f2; s2=$$?; wait $$r; rs=$$?; wait $$m; ms=$$?; \
+	for suite in functional-1:$$s1 functional-2:$$s2 reliability:$$rs matrix:$$ms; do \
 	  name=$${suite%%:*}; code=$${suite##*:}; echo "--- $$name: exit $$code"; \
 	  if [ $$code -eq 0 ]; then tail -n 3 $(BUILD)/logs/$$name.log; else cat $(BUILD)/logs/$$name.log; fi; \
 	done; \
-	test $$s1 -eq 0 && test $$s2 -eq 0 && test $$rs -eq 0
+	test $$s1 -eq 0 && test $$s2 -eq 0 && test $$rs -eq 0 && test $$ms -eq 0
+
+# ansible-test's shellcheck test is skipped silently without shellcheck: install it (Debian
+# package, as root with apt-get) when it is missing, else say so.
+.PHONY: shellcheck
+shellcheck:
+	@command -v shellcheck >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get install -y -q shellcheck || (apt-get update -q && apt-get install -y -q shellcheck)) >/dev/null; \
+	  else echo "shellcheck is missing and cannot be installed here: ansible-test sanity skips its shellcheck test"; fi; }
 
 # Sanity runs in per-test virtual environments; the pip bootstrap they need is seeded
 # locally (tools/get_pip_offline.py) because ansible-test's download host is unreachable.
-sanity: venv
+sanity: venv shellcheck
 	@mkdir -p $(dir $(GET_PIP))
 	@test -s $(GET_PIP) || cp tools/get_pip_offline.py $(GET_PIP)
 	rm -rf $(SANITY_ROOT) && mkdir -p $(SANITY_COPY)
@@ -150,10 +161,45 @@ ee: venv
 	ls $(EE_CONTEXT)/_build/collections/broadcast-monitoring-*.tar.gz
 	$(BIN)/python tools/check_ee.py execution-environment.yml $(EE_CONTEXT)/Containerfile
 
-# Sanity and unit tests against every ansible-core release requires_ansible admits that
-# installs on Python 3.11 (one venv each in build/matrix). Not part of `make test`.
-test-matrix: venv
-	$(BIN)/python tools/test_matrix.py $(MATRIX)
+# The playbooks (site twice, audit, backup, restore, a module in check and diff mode) and
+# ansible-doc of every plugin with each ansible-core release line requires_ansible admits (one venv
+# each in build/matrix, pinned in requirements/matrix/), against a small simulated fleet; the
+# README's version table must be what the run proves (`make matrix-readme` writes it). Part of
+# `make test` through `make suites`: measured 3 min 15 s of CPU for all four versions (26 min of
+# wall time on a shared machine with a load of 13, so waiting, not working, in the suites'
+# shadow); beside the suites it adds about its CPU time over two cores. MATRIX_ARGS="--units --sanity" adds ansible-test units and
+# sanity (--venv) with each version. Not in `make test`, for the CI budget: measured on a shared,
+# loaded 2-core machine, units took 4 min for one version (its venv included) and sanity far
+# longer; `make test` runs units (pytest) and sanity with the project's 2.19 only.
+MATRIX_ARGS ?=
+MATRIX_RUN   = $(BIN)/python tools/test_matrix.py --readme check $(MATRIX_ARGS) $(MATRIX)
+.PHONY: matrix matrix-readme
+matrix: venv link
+	@mkdir -p $(dir $(GET_PIP))
+	@test -s $(GET_PIP) || cp tools/get_pip_offline.py $(GET_PIP)
+	$(MATRIX_RUN)
+
+matrix-readme: venv link
+	$(BIN)/python tools/test_matrix.py --readme write $(MATRIX)
+
+test-matrix: matrix
+
+# galaxy-importer 0.4.44 (its own venv: it pins its own ansible-lint) on the built tarball, with
+# Automation Hub's checks (tools/galaxy-importer.cfg); any ERROR or WARNING line fails. Not in
+# `make test`: it runs ansible-lint with a fixed 180 s timeout, which a loaded 2-core machine
+# can exceed (the importer then reports that as an error).
+GI_VENV := $(BUILD)/galaxy-importer
+.PHONY: galaxy-importer
+galaxy-importer:
+	test -e $(GI_VENV)/.installed || { $(PYTHON) -m venv $(GI_VENV) && \
+	  $(GI_VENV)/bin/python -m pip install --quiet --disable-pip-version-check galaxy-importer==0.4.44 && \
+	  touch $(GI_VENV)/.installed; }
+	rm -rf $(BUILD)/dist-importer && mkdir -p $(BUILD)/dist-importer
+	$(GI_VENV)/bin/ansible-galaxy collection build --output-path $(BUILD)/dist-importer .
+	cd $(BUILD)/dist-importer && env -u PYTHONPATH PATH=$(abspath $(GI_VENV))/bin:$$PATH \
+	  GALAXY_IMPORTER_CONFIG=$(CURDIR)/tools/galaxy-importer.cfg $(abspath $(GI_VENV))/bin/python -m galaxy_importer.main \
+	  broadcast-monitoring-*.tar.gz > importer.log 2>&1; code=$$?; cat importer.log; \
+	  test $$code -eq 0 && ! grep -E "ERROR|WARNING" importer.log
 
 # --- Molecule scenarios of the roles (issue 7) ---------------------------------------------
 # Every scenario in extensions/molecule/*/ (shared/ holds their common prepare and cleanup):

@@ -48,7 +48,7 @@ FORMAT = "broadcast.monitoring.backup/2"
 FORMAT_1 = "broadcast.monitoring.backup/1"
 FORMATS = (FORMAT, FORMAT_1)
 #: the collection's version, recorded in every backup (a unit test keeps it equal to galaxy.yml)
-COLLECTION_VERSION = "0.1.0"
+COLLECTION_VERSION = "1.0.0"
 #: keys of a device's time settings that are configuration (the clock itself is not)
 TIME_KEYS = ("ntp", "ntp_servers", "timezone")
 #: what the analyzer reports of an input that is not configuration (its id is device-local)

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: device_backup
 short_description: Back up the whole configuration of an analyzer or FM monitor to a file
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Reads every configurable value the device's interface returns into one JSON document and writes it to
     O(dest), whether or not a module of this collection manages it, fields it does not know included.
@@ -66,7 +66,7 @@ backup:
   description: The backup document that was (or in check mode, would be) written.
   returned: success
   type: dict
-  sample: {"format": "broadcast.monitoring.backup/2", "collection_version": "0.1.0", "device_type": "ts_analyzer",
+  sample: {"format": "broadcast.monitoring.backup/2", "collection_version": "1.0.0", "device_type": "ts_analyzer",
            "device": {"model": "TSA-4", "serial_number": "TSA000000001", "firmware_version": "1.0.0"},
            "system": {"network": {}, "time": {}}, "raw": {"profiles": [], "inputs": [], "snmp": {},
                                                            "converters": [], "log_settings": {}},

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: device_compatibility
 short_description: Report how an analyzer's or FM monitor's answers meet what the collection reads
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - The first thing to run against a device type or firmware the collection has not met. It reads every answer the
     collection reads (one GET each) and reports, per answer, the fields the collection reads that the device confirms,

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: device_firmware
 short_description: Install a firmware bundle on an analyzer or FM monitor
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Installs a signed C(.swu) firmware bundle when the device runs another version.
   - The bundle's version and target are read on the controller from its C(sw-description); nothing is uploaded

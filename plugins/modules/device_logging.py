@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: device_logging
 short_description: Manage log level and remote syslog of an analyzer or FM monitor
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Sets the device's log level and forwarding to a remote syslog server.
   - Both devices apply these at the next reboot; the module returns RV(reboot_needed)

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: device_login
 short_description: Log in to an analyzer or FM monitor once and return its bearer token
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Logs in with O(role) and O(password) and returns the device's bearer token, so that a play logs in once per
     device and hands the token to every other module through C(module_defaults) (option O(token)).

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: device_network
 short_description: Manage the network identity of an analyzer or FM monitor
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Sets DHCP or a static address, netmask, gateway, DNS servers and hostname, the same way on both devices.
   - Both devices save these settings and apply them at the next reboot. The module returns RV(reboot_needed);

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: device_onboard
 short_description: Read an analyzer's or FM monitor's current state as the variables of its role
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Reads the whole state that the C(broadcast.monitoring.ts_analyzer) or C(broadcast.monitoring.fm_monitor) role
     manages, and returns it as that role's variables (RV(variables)), and as the text of a C(host_vars) file

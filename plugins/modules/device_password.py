@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: device_password
 short_description: Set the password of a role on an analyzer or FM monitor, idempotently
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Sets the password of O(target_role).
   - First tries to log in as O(target_role) with O(new_password); when that works nothing is written and the

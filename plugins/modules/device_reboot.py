@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: device_reboot
 short_description: Reboot or factory-reset an analyzer or FM monitor and wait for it
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Reboots the device and waits, within O(reboot_timeout), until it answers again; returns RV(elapsed).
   - With O(state=factory_reset), erases the device's configuration, passwords and address; this needs

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: device_restore
 short_description: Restore a backup to an analyzer or FM monitor
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Applies a document written by M(broadcast.monitoring.device_backup) to a device of the same type, so that
     the device answers as it did when it was backed up. Only what differs is written; restoring twice changes

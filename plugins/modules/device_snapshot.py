@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: device_snapshot
 short_description: Record what an analyzer or FM monitor is doing, and what stopped working since an earlier record
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Records what the device is doing now, in operation rather than in configuration (RV(snapshot)). An analyzer, per
     input, whether it receives its stream, its bitrate, its TR 101 290 priority-1 status and its active alarms; an FM

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: device_state
 short_description: Apply the whole declared state of an analyzer or FM monitor in one task
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Logs in once (M(broadcast.monitoring.device_login)) and runs the module of each declared part of O(parts) in a
     fixed order, handing each the token. This is what the C(broadcast.monitoring.ts_analyzer) and

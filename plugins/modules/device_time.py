@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: device_time
 short_description: Manage NTP, timezone and clock of an analyzer or FM monitor
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Sets NTP on or off and its servers, the timezone, and (with NTP off) the device clock. Takes effect at once.
   - The analyzer takes an IANA timezone name, checked against the device's own list; the FM monitor takes a

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: fm_actions
 short_description: Alert log, downloads and monitor output of an FM monitoring receiver
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Operations on an FM monitoring receiver that are not tuner configuration, each done only when asked for,
     in this order within one invocation

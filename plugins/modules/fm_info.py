@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: fm_info
 short_description: Read the state of an FM monitoring receiver
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Reads what you choose with O(gather_subset) from one FM monitoring receiver, with one request per subset
     (for alerts with O(alerts.all_pages=true), one per page).

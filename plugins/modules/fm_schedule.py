@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: fm_schedule
 short_description: Manage the weekly schedules of an FM monitoring receiver's tuners
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Manages the schedules of the tuners of one FM monitoring receiver in one invocation, per tuner
     (O(config[].tuner_id)) or for every tuner (O(all_tuners)).

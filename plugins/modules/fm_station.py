@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: fm_station
 short_description: Scan the FM band for stations, or delete station records, on an FM monitoring receiver
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - The device keeps one list of stations for all tuners, filled by band scans. A tuner can then be tuned to a station
     with M(broadcast.monitoring.fm_tuner) (O(broadcast.monitoring.fm_tuner#module:config[].station_id)).

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: fm_tuner
 short_description: Manage the tuners of an FM monitoring receiver
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Manages all tuners of one FM monitoring receiver in one invocation, keyed by O(config[].tuner_id)
     (name, frequency or stored station, hardware settings, operating state, mute and IP streaming).

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: role_variables
 short_description: Refuse variables with a role's prefix that the role does not know
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Run as the first task of a role. Fails when the host has a variable named C(<role>_...) (the role's name and
     an underscore) that the role does not know, naming each such variable and the closest known name. Without it

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: ts_alert_profile
 short_description: Manage the alert profiles of a transport-stream analyzer
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Manages all alert profiles of one transport-stream analyzer in one invocation, keyed by O(config[].name).
   - A profile says, per error the analyzer detects, whether it is evaluated, how severe an alert is, whether

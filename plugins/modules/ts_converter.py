@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: ts_converter
 short_description: Manage the ASI-to-IP converters of a transport-stream analyzer
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - The analyzer can send the stream of each ASI input port to an IP multicast group. This module manages that
     conversion for both ports in one invocation, as desired state keyed by O(config[].asi_port).

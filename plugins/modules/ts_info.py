@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: ts_info
 short_description: Read monitoring data and settings of a transport-stream analyzer
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Reads what the analyzer measures and how it is set up, in the subsets O(gather_subset) names. It only reads and
     never changes anything (resets and downloads are M(broadcast.monitoring.ts_statistics)).

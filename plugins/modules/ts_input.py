@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: ts_input
 short_description: Manage the monitored inputs of a transport-stream analyzer
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Manages all inputs of one transport-stream analyzer in one invocation, keyed by O(config[].name).
   - Reads the device once (inputs and alert profiles), compares what you set with what the

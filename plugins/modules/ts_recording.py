@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: ts_recording
 short_description: Capture transport streams to the SD card of a transport-stream analyzer
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Records an input's stream to the analyzer's SD card, stops the recording, lists, downloads and deletes the
     capture files, and prepares the card. One O(operation) per invocation.

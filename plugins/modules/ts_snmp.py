@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: ts_snmp
 short_description: Manage the SNMP agent of a transport-stream analyzer
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Manages the analyzer's SNMP (v2c) agent (off by default), whether it runs, the addresses whose SNMP requests it
     answers, and where it sends traps.

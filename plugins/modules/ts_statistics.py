@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: ts_statistics
 short_description: Reset statistics and download alert logs and the MIB of a transport-stream analyzer
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Actions on the analyzer's statistics that are not state, one O(operation) per invocation. They run only when
     asked (M(broadcast.monitoring.ts_info) never does any of this).

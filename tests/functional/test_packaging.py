@@ -2,6 +2,7 @@
 (the license text in it), a README that does not send them to files the tarball lacks, and a
 documentation site whose landing page links the guides and the release notes."""
 
+import glob
 import os
 import re
 import subprocess
@@ -66,3 +67,64 @@ def test_the_docs_landing_page_links_every_guide_and_the_release_notes():
     assert "changelog" in entries
     with open(os.path.join(ROOT, "Makefile"), encoding="utf-8") as handle:
         assert "cp CHANGELOG.rst $(DOCS)/rst/changelog.rst" in handle.read()
+
+
+def all_members(tmp_path):
+    subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-galaxy"), "collection", "build",
+                    "--output-path", str(tmp_path), ROOT], check=True, capture_output=True, text=True)
+    (tarball,) = tmp_path.glob("broadcast-monitoring-*.tar.gz")
+    with tarfile.open(tarball) as archive:
+        return {member.name for member in archive.getmembers()}
+
+
+def test_test_only_files_stay_out_of_the_tarball_and_what_galaxy_asks_for_is_in(tmp_path):
+    members = all_members(tmp_path)
+    for test_only in ("tests/benchmarks", "tests/reliability", "tests/matrix", "tests/simulator/README.md"):
+        assert os.path.exists(os.path.join(ROOT, test_only)), test_only  # what is left out exists
+        assert not [m for m in members if m == test_only or m.startswith(test_only + "/")], test_only
+    for wanted in ("README.md", "LICENSE", "CHANGELOG.rst", "CODE_OF_CONDUCT.md", "CONTRIBUTING.md", "MAINTAINERS",
+                   "SECURITY.md", "meta/runtime.yml", "plugins/filter/snapshot_compare.py"):
+        assert wanted in members, wanted
+
+
+def test_galaxy_renders_the_readme_with_links_that_work_there():
+    """Galaxy shows the README outside the repository: a relative link would lead nowhere."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
+        text = handle.read()
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert targets
+    relative = [t for t in targets if not t.startswith(("https://", "http://", "#"))]
+    assert not relative, relative
+    repository = galaxy()["repository"]
+    for key in ("homepage", "documentation", "issues"):
+        assert galaxy()[key].startswith(repository), key
+    assert "ansible-galaxy collection install broadcast.monitoring" in text
+    for section in ("Installing", "Tested ansible-core versions", "Communication", "Support", "Release notes",
+                    "Licensing"):
+        assert "\n## %s\n" % section in text, section
+
+
+def test_the_docs_site_defines_every_environment_variable_the_modules_read():
+    names = set()
+    for path in glob.glob(os.path.join(ROOT, "plugins", "**", "*.py"), recursive=True):
+        with open(path, encoding="utf-8") as handle:
+            source = handle.read()
+        names.update("BROADCAST_MONITORING_" + n for n in re.findall(r'_env\("([A-Z_]+)"\)', source))
+        names.update(re.findall(r'env_fallback, \["(BROADCAST_MONITORING_[A-Z_]+)"\]', source))
+        names.update(re.findall(r'ENVIRONMENT = "(BROADCAST_MONITORING_[A-Z_]+)"', source))
+    assert "BROADCAST_MONITORING_HOST" in names and "BROADCAST_MONITORING_NEW_PASSWORD" in names
+    with open(os.path.join(ROOT, "docs", "docsite", "config.yml"), encoding="utf-8") as handle:
+        declared = yaml.safe_load(handle)["envvar_directives"]
+    with open(os.path.join(ROOT, "docs", "docsite", "rst", "environment_variables.rst"), encoding="utf-8") as handle:
+        defined = re.findall(r"^\.\. envvar:: (\S+)$", handle.read(), re.MULTILINE)
+    assert sorted(declared) == sorted(defined) == sorted(names)
+
+
+def test_the_docs_landing_page_names_the_tested_versions_as_the_matrix_runs_them():
+    with open(os.path.join(ROOT, "Makefile"), encoding="utf-8") as handle:
+        (matrix,) = re.findall(r"^MATRIX\s*:=\s*(.+)$", handle.read(), re.MULTILINE)
+    versions = matrix.split()
+    with open(os.path.join(ROOT, "docs", "site", "rst", "index.rst"), encoding="utf-8") as handle:
+        index = " ".join(handle.read().split())
+    assert "Tested ansible-core versions: %s and %s, each on Python 3.11" % (", ".join(versions[:-1]), versions[-1]) \
+        in index

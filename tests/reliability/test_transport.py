@@ -1,6 +1,6 @@
-"""Unit tests of the transport against a small HTTP server on loopback (real sockets, no
-mocks): keep-alive, a connection the server closed, streamed bodies, uploads, timeouts,
-dropped answers and TLS verification."""
+"""The transport against a small HTTP server on loopback (real sockets, no mocks; here
+rather than in tests/unit, whose tests need no network): keep-alive, a connection the server
+closed, streamed bodies, uploads, timeouts, dropped answers and TLS verification."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Unit tests of the controller check: real processes arranged as Ansible arranges them."""
+"""The controller check: real processes arranged as Ansible arranges them (here rather than in
+tests/unit: it starts processes that outlive their parent, and under ansible-test's unit runner
+it blocked until the controller's 600 s sleep ended)."""
 
 from __future__ import annotations
 
