@@ -59,9 +59,9 @@ READS = {
         Read("network", "device_network", _settings("fm_monitor"), "before"),
         Read("time", "device_time", _settings("fm_monitor"), "before"),
         Read("logging", "device_logging", _settings("fm_monitor"), "before"),
+        Read("schedules", "fm_schedule", {"state": "gathered"}, "gathered"),  # in the role's order (state_parts)
         Read("tuners", "fm_tuner", {"state": "gathered"}, "gathered"),
         Read("thresholds", "fm_thresholds", {"state": "gathered"}, "gathered"),
-        Read("schedules", "fm_schedule", {"state": "gathered"}, "gathered"),
     ),
 }
 
