@@ -91,7 +91,9 @@ class Version:
             self.bin = os.path.join(venv, "bin")
         env = dict(os.environ, PATH=self.bin + os.pathsep + os.environ["PATH"], ANSIBLE_COLLECTIONS_PATH=COLLECTIONS,
                    ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0", ANSIBLE_RETRY_FILES_ENABLED="0",
-                   ANSIBLE_LOCALHOST_WARNING="0", ANSIBLE_DISPLAY_SKIPPED_HOSTS="0")
+                   ANSIBLE_LOCALHOST_WARNING="0", ANSIBLE_DISPLAY_SKIPPED_HOSTS="0",
+                   # the example inventory takes the password from here (the simulator's factory one)
+                   BROADCAST_MONITORING_PASSWORD="admin")
         for name in ("PYTHONPATH", "VIRTUAL_ENV", "ANSIBLE_CONFIG", "BROADCAST_MONITORING_DIRECT_EXECUTION"):
             env.pop(name, None)
         self.env = env
