@@ -64,7 +64,7 @@ def _collection_code():
     except ImportError:
         here = os.path.abspath(__file__)
         root = here
-        for _level in range(7):
+        for _level in range(8):  # event_source, plugins, eda, extensions, monitoring, broadcast, ansible_collections, root
             root = os.path.dirname(root)
         if os.path.basename(os.path.dirname(os.path.dirname(os.path.dirname(here)))) != "eda" or root in sys.path:
             raise
@@ -155,6 +155,8 @@ def connection_params(args, overrides, problems, where=""):
 
 def _bounded(args, name, default, bounds, problems):
     value = args.get(name, default)
+    if isinstance(value, str) and value.strip().isdigit():  # a templated rulebook argument
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not bounds[0] <= value <= bounds[1]:
         problems.append("%s: must be a number from %s to %s, got %r" % (name, bounds[0], bounds[1], value))
         return default
