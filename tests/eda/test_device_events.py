@@ -114,12 +114,12 @@ def test_bad_arguments_are_named_before_any_request(source, monkeypatch):
     monkeypatch.delenv("BROADCAST_MONITORING_PASSWORD", raising=False)
     monkeypatch.delenv("BROADCAST_MONITORING_TOKEN", raising=False)
     with pytest.raises(source.ArgumentError) as err:
-        source.parse_args({"interval": 0, "colour": 1, "timeout": "soon",
+        source.parse_args({"interval": 0, "colour": 1, "timeout": "soon", "initial_state": "maybe",
                            "devices": [{"host": "127.190.0.1", "device_type": "router"}, {"device_type": "fm_monitor"}]})
     text = str(err.value)
     for named in ("interval: must be a number from 1 to 3600", "unknown argument(s): colour", "timeout: must be an integer",
                   "devices[0].device_type: must be ts_analyzer or fm_monitor", "devices[1].host: required",
-                  "devices[0].password: no password"):
+                  "devices[0].password: no password", "initial_state: must be a boolean"):
         assert named in text
     with pytest.raises(source.ArgumentError, match="devices: required"):
         source.parse_args({"password": PASSWORD})
@@ -212,7 +212,7 @@ def test_a_restart_and_an_unreachable_device(source, ts, sim):
 def test_main_puts_events_on_the_queue_without_blocking_the_loop(source, ts, fm, sim):
     """main() polls both devices in threads: while a slow poll is under way, the loop runs."""
     sim.call(ts.faults.replace, [{"kind": "latency", "seconds": 0.3, "path": "/api/inputs"}])
-    sim.call(lambda: ts.requests.clear())
+    sim.call(ts.requests.clear)
 
     async def scenario():
         queue = asyncio.Queue()

@@ -128,7 +128,7 @@ def test_the_rulebooks_react_to_a_lost_signal_a_restart_and_an_error_storm(sim, 
     for declared in DECLARED:
         client.post("/api/inputs", input_body(declared, ids[declared["alert_profile"]]))
     write_files(sim, tmp_path)
-    sim.call(lambda: device.requests.clear())
+    sim.call(device.requests.clear)
 
     def requested(method, path):
         return [r for r in sim.call(lambda: list(device.requests))

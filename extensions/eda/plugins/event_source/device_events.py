@@ -181,8 +181,8 @@ def parse_args(args):
     settings = {
         "interval": _bounded(args, "interval", DEFAULT_INTERVAL, INTERVAL_RANGE, problems),
         "alert_page": int(_bounded(args, "alert_page", DEFAULT_ALERT_PAGE, ALERT_PAGE_RANGE, problems)),
-        "initial_state": bool(args.get("initial_state", False)),
-        "alert_records": bool(args.get("alert_records", True)),
+        "initial_state": _typed("initial_state", {"type": "bool"}, args.get("initial_state", False), problems),
+        "alert_records": _typed("alert_records", {"type": "bool"}, args.get("alert_records", True), problems),
         "devices": [],
     }
     names = set()
@@ -281,12 +281,12 @@ class DevicePoller:
         self.reachable, self.failure = True, None
         if first:
             if initial_state:
-                events.extend(self.changes({"items": {}, "alerts": None}, now, initial=True))
+                events.extend(self.changes({"items": {}, "alerts": None}, now))
         else:
             before = self.state
             if before["uptime"] is not None and now["uptime"] is not None and now["uptime"] < before["uptime"]:
-                events.append(self.event("restarted", WARNING, detail={"uptime": now["uptime"],
-                                                                      "uptime_before": before["uptime"]}))
+                events.append(self.event("restarted", WARNING,
+                                         detail={"uptime": now["uptime"], "uptime_before": before["uptime"]}))
             events.extend(self.changes(before, now))
         self.state = now
         return [self.masked(event) for event in events]
@@ -315,7 +315,7 @@ class DevicePoller:
                 # ansible-rulebook limits run_playbook to meta.hosts: the device's inventory name
                 "meta": {"hosts": self.name}}
 
-    def changes(self, before, now, initial=False):
+    def changes(self, before, now):
         events = []
         compare = self._ts_changes if self.device_type == "ts_analyzer" else self._fm_changes
         for ident, item in sorted(now["items"].items()):
