@@ -265,7 +265,11 @@ def test_the_documentation_lists_every_argument(source):
     path = os.path.join(os.path.dirname(source.__file__), "device_events.yml")
     with open(path, encoding="utf-8") as handle:
         doc = yaml.safe_load(handle)
-    options = yaml.safe_load(doc["DOCUMENTATION"])["options"]
+    documentation = yaml.safe_load(doc["DOCUMENTATION"])
+    options = documentation["options"]
+    texts = documentation["description"] + documentation["notes"] + [
+        text for spec in options.values() for text in spec["description"]]
+    assert all(isinstance(text, str) for text in texts)  # no sentence read as a mapping
     expected = set(source.SOURCE_KEYS) | set(source.CONNECTION.CONNECTION_SPEC) - {"host", "device_type"}
     assert set(options) == expected
     for name, spec in source.CONNECTION.CONNECTION_SPEC.items():
