@@ -75,8 +75,8 @@ def device_args(*devices, **extra):
     return args
 
 
-def poller(source, device, **options):
-    settings = source.parse_args(device_args(device))
+def poller(source, device, args=None, **options):
+    settings = source.parse_args(device_args(device, **(args or {})))
     entry = settings["devices"][0]
     return source.DevicePoller(entry["name"], entry["device_type"], entry["params"], **options)
 
@@ -189,20 +189,20 @@ def test_a_tuner_that_loses_lock_and_regains_it(source, fm, sim):
 
 
 def test_a_restart_and_an_unreachable_device(source, ts, sim):
-    poller_ = poller(source, ts)
+    poller_ = poller(source, ts, {"busy_timeout": 0})  # a 503 is at once "unreachable"
     poller_.poll()
-    uptime = poller_.state["uptime"]
     deadline = time.monotonic() + WAIT
-    while poller_.poll() == [] and poller_.state["uptime"] <= uptime:  # uptime must have grown first
+    while poller_.state["uptime"] < 3:  # seconds: more than the device has just after its boot
         assert time.monotonic() < deadline
+        poller_.poll()
         time.sleep(0.1)
+    sim.call(ts.faults.replace, [{"kind": "reboot_gap", "seconds": 0.1}])
     admin_client(source, ts, PASSWORD).post("/api/system/reboot")
     events = poll_until(poller_, kind_of("restarted"), "restarted")
     restarted = next(e for e in events if e["kind"] == "restarted")
     assert restarted["object"] is None and restarted["detail"]["uptime"] < restarted["detail"]["uptime_before"]
     # 503 to every request for a while: the device is away, then back
     sim.call(ts.faults.replace, [{"kind": "unavailable", "seconds": 3}])
-    poller_.client.busy_budget = 0.0
     events = poll_until(poller_, kind_of("unreachable"), "unreachable")
     events += poll_until(poller_, kind_of("reachable"), "reachable")
     assert [e["kind"] for e in events].count("unreachable") == 1
@@ -246,6 +246,26 @@ def test_main_puts_events_on_the_queue_without_blocking_the_loop(source, ts, fm,
     assert ticks >= 5  # the loop kept running while polls waited on the slow device
     no_secret(sim, events)
     sim.call(ts.faults.replace, [])
+
+
+def test_a_restart_is_an_uptime_that_went_back_or_grew_less_than_the_time_between_polls(source):
+    assert source.restarted({"uptime": 500, "at": 0.0}, {"uptime": 3, "at": 10.0})
+    assert source.restarted({"uptime": 2, "at": 0.0}, {"uptime": 4, "at": 70.0})  # away for longer than it was up
+    assert not source.restarted({"uptime": 500, "at": 0.0}, {"uptime": 509, "at": 10.0})
+    assert not source.restarted({"uptime": 2, "at": 0.0}, {"uptime": 70, "at": 70.0})  # unreachable, not rebooted
+    assert not source.restarted({"uptime": None, "at": 0.0}, {"uptime": 3, "at": 10.0})
+
+
+def test_alert_page_bounds_the_records_read_per_poll(source, ts, sim):
+    poller_ = poller(source, ts, alert_page=1)
+    poller_.poll()
+    per_poll = []  # Mux 1's random priority-2 and -3 errors write records (a threshold of 0)
+    deadline = time.monotonic() + WAIT
+    while sum(per_poll) < 3:
+        assert time.monotonic() < deadline, "fewer than 3 alert records in %d s" % WAIT
+        per_poll.append(sum(1 for e in poller_.poll() if e["kind"] == "alert_record"))
+        time.sleep(1)  # about 2 records a second: more than one per poll, were the page not bounded
+    assert max(per_poll) == 1  # the newest one of each poll; the device's query asked for one (perPage=1)
 
 
 def test_a_wrong_password_is_one_event_and_never_shown(source, ts, sim):

@@ -30,6 +30,7 @@ import json
 import logging
 import os
 import sys
+import time
 
 DOCUMENTATION = r"""
 short_description: Events from TS analyzers and FM monitors, one per change of state
@@ -89,6 +90,8 @@ SECRET_KEYS = ("password", "token")
 MASK = "********"
 
 INFO, WARNING, CRITICAL = "info", "warning", "critical"
+#: seconds an uptime may lag behind the controller's clock (whole seconds, request times)
+UPTIME_SLACK = 5
 
 
 class ArgumentError(ValueError):
@@ -233,7 +236,7 @@ class DevicePoller:
         self.alert_records = alert_records
         self.alert_page = alert_page
         self.secrets = [params[key] for key in SECRET_KEYS if params.get(key)]
-        self.state = None  # the last poll that reached the device: {uptime, items, alerts}
+        self.state = None  # the last poll that reached the device: {uptime, items, alerts, at}
         self.reachable = None  # unknown before the first poll
         self.failure = None
 
@@ -244,7 +247,7 @@ class DevicePoller:
         if answer is None:
             raise CLIENT.DeviceError(CLIENT.UNREACHABLE, "GET %s: no answer" % self.device.ALIVE)
         items = {item["id"]: item for item in _plain(self.device.snapshot_items(self.client))}
-        return {"uptime": self.device.alive_uptime(answer), "items": items,
+        return {"uptime": self.device.alive_uptime(answer), "items": items, "at": time.monotonic(),
                 "alerts": self.read_alerts(items) if self.alert_records else {}}
 
     def read_alerts(self, items):
@@ -284,7 +287,7 @@ class DevicePoller:
                 events.extend(self.changes({"items": {}, "alerts": None}, now))
         else:
             before = self.state
-            if before["uptime"] is not None and now["uptime"] is not None and now["uptime"] < before["uptime"]:
+            if restarted(before, now):
                 events.append(self.event("restarted", WARNING,
                                          detail={"uptime": now["uptime"], "uptime_before": before["uptime"]}))
             events.extend(self.changes(before, now))
@@ -379,6 +382,15 @@ class DevicePoller:
         text = json.dumps(event)
         masked = self.masked_text(text)
         return event if masked == text else json.loads(masked)
+
+
+def restarted(before, now):
+    """Whether the device booted between two polls: its uptime went back, or grew by clearly less
+    than the time between the polls (a reboot while the device was away for longer than the
+    uptime it had)."""
+    if before["uptime"] is None or now["uptime"] is None:
+        return False
+    return now["uptime"] < before["uptime"] or now["uptime"] + UPTIME_SLACK < before["uptime"] + (now["at"] - before["at"])
 
 
 def _alert_key(record, fields):
