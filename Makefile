@@ -19,7 +19,7 @@ INSTALLED   := $(abspath $(BUILD)/installed)
 
 .PHONY: demo test venv link units simulator functional reliability suites sanity lint artifact bench clean
 
-test: units simulator suites sanity lint artifact docs-lint docs changelog-lint ee molecule
+test: units simulator suites sanity lint artifact docs-lint docs changelog-lint ee molecule eda
 
 $(BIN)/.installed: requirements/dev.in requirements/constraints.txt
 	$(shell command -v $(PYTHON) >/dev/null 2>&1 && echo $(PYTHON) || echo python3) -m venv $(VENV)
@@ -209,3 +209,25 @@ galaxy-importer:
 .PHONY: molecule
 molecule: venv link
 	PATH=$(CURDIR)/$(BIN):$$PATH ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS) ANSIBLE_NOCOLOR=1 $(BIN)/molecule test --all
+
+# --- Event-Driven Ansible (issue 34) -------------------------------------------------------
+# ansible-rulebook (pinned) in its own venv, since its dependencies need not agree with the main
+# venv's pins; it needs Java 17: Debian's openjdk-17-jre-headless, installed here only as root.
+# tests/eda: the event source against the simulator (no Java), then one rulebook end to end
+# (about a minute: a JVM, one poll cycle and one ansible-playbook run).
+EDA_VENV    := $(BUILD)/eda-venv
+.PHONY: eda eda-venv
+$(EDA_VENV)/.installed: requirements/constraints.txt
+	$(shell command -v $(PYTHON) >/dev/null 2>&1 && echo $(PYTHON) || echo python3) -m venv $(EDA_VENV)
+	$(EDA_VENV)/bin/python -m pip install --quiet --disable-pip-version-check ansible-rulebook==1.3.2 \
+	  "$$(grep '^ansible-core==' requirements/constraints.txt)"
+	touch $@
+
+eda-venv: $(EDA_VENV)/.installed
+	@command -v java >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless; \
+	  else echo "ansible-rulebook needs a Java 17 runtime: install openjdk-17-jre-headless (as root: apt-get install openjdk-17-jre-headless); tests/eda's end-to-end tests are skipped without it"; fi; }
+
+eda: venv link eda-venv
+	BM_EDA_BIN=$(abspath $(EDA_VENV))/bin $(PYTEST) tests/eda

@@ -1,0 +1,437 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""device_events: an ansible-rulebook event source that polls TS analyzers and FM monitors
+and puts one event on the queue per change of state.
+
+Arguments (device_events.yml next to this file documents each one):
+  - devices: list of {host, device_type (ts_analyzer or fm_monitor), name, port}
+  - interval: seconds between polls (1-3600, default 10)
+  - initial_state: emit what is already wrong at the first poll (default false)
+  - alert_records: emit new alert-log records (default true); alert_page: records read per poll
+  - port, protocol, validate_certs, ca_path, timeout, busy_timeout, max_answer_mb, role,
+    password, token: the modules' connection options, with the same BROADCAST_MONITORING_*
+    environment fallbacks
+
+Examples:
+  sources:
+    - broadcast.monitoring.device_events:
+        interval: 10
+        devices:
+          - {name: ts-001, host: 192.0.2.21, device_type: ts_analyzer}
+          - {name: fm-001, host: 192.0.2.31, device_type: fm_monitor}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import logging
+import os
+import sys
+import time
+
+DOCUMENTATION = r"""
+short_description: Events from TS analyzers and FM monitors, one per change of state
+description: See device_events.yml next to this file.
+"""
+
+EXAMPLES = r"""
+- name: React to device events
+  hosts: localhost
+  sources:
+    - broadcast.monitoring.device_events:
+        devices:
+          - {name: ts-001, host: 192.0.2.21, device_type: ts_analyzer}
+  rules:
+    - name: Show every event
+      condition: event.kind is defined
+      action:
+        debug:
+"""
+
+LOGGER = logging.getLogger(__name__)
+
+
+def _collection_code():
+    """The collection's device code: client, login, connection options and the device files.
+    The one place that names them (a later design moves module_utils). ansible-rulebook runs
+    this file with runpy and does not put the collections path on sys.path: when the import
+    fails, the root this file lies under (<root>/ansible_collections/broadcast/monitoring/...)
+    is added."""
+    try:
+        from ansible_collections.broadcast.monitoring.plugins.module_utils import client, connection, fm_device, ts_device
+    except ImportError:
+        here = os.path.abspath(__file__)
+        root = here
+        for _level in range(8):  # event_source, plugins, eda, extensions, monitoring, broadcast, ansible_collections, root
+            root = os.path.dirname(root)
+        if os.path.basename(os.path.dirname(os.path.dirname(os.path.dirname(here)))) != "eda" or root in sys.path:
+            raise
+        sys.path.insert(0, root)
+        from ansible_collections.broadcast.monitoring.plugins.module_utils import client, connection, fm_device, ts_device
+    return client, connection, {"ts_analyzer": ts_device, "fm_monitor": fm_device}
+
+
+CLIENT, CONNECTION, DEVICE_FILES = _collection_code()
+
+#: bounds of the polling interval (seconds)
+INTERVAL_RANGE = (1, 3600)
+DEFAULT_INTERVAL = 10
+#: alert records read per object and poll: a busier log between two polls shows its newest ones
+ALERT_PAGE_RANGE = (1, 1000)
+DEFAULT_ALERT_PAGE = 50
+#: per device: every connection option but host (the same names, defaults and environment
+#: variables as the modules)
+DEVICE_KEYS = ("name", "host", "device_type", "port")
+SOURCE_KEYS = ("devices", "interval", "initial_state", "alert_records", "alert_page")
+SECRET_KEYS = ("password", "token")
+MASK = "********"
+
+INFO, WARNING, CRITICAL = "info", "warning", "critical"
+#: seconds an uptime may lag behind the controller's clock (whole seconds, request times)
+UPTIME_SLACK = 5
+
+
+class ArgumentError(ValueError):
+    """Arguments the source cannot run with; the message names each one."""
+
+
+# -- arguments ------------------------------------------------------------------------------
+def _env_value(spec):
+    """The value of the option's BROADCAST_MONITORING_* variable, or None (unset or empty, as
+    the modules read it)."""
+    function, names = spec.get("fallback", (None, []))
+    try:
+        return function(*names) if function else None
+    except Exception:  # AnsibleFallbackNotFound: the variable is unset
+        return None
+
+
+def _typed(name, spec, value, problems):
+    kind = spec.get("type", "str")
+    try:
+        if kind == "int":
+            if isinstance(value, bool):
+                raise ValueError
+            value = int(value)
+        elif kind == "bool":
+            if not isinstance(value, bool):
+                text = str(value).strip().lower()
+                if text not in ("1", "0", "true", "false", "yes", "no", "on", "off", "y", "n"):
+                    raise ValueError
+                value = text in ("1", "true", "yes", "on", "y")
+        elif kind in ("str", "path"):
+            if not isinstance(value, str):
+                raise ValueError
+            if kind == "path":
+                value = os.path.expanduser(value)
+    except (TypeError, ValueError):
+        problems.append("%s: must be %s, got %r" % (name, {"int": "an integer", "bool": "a boolean"}.get(kind, "a string"),
+                                                    value if name not in SECRET_KEYS else MASK))
+        return None
+    if spec.get("choices") and value not in spec["choices"]:
+        problems.append("%s: must be one of %s, got %r" % (name, ", ".join(spec["choices"]), value))
+        return None
+    return value
+
+
+def connection_params(args, overrides, problems, where=""):
+    """The connection options of one device: its own value, else the source's, else the
+    environment variable, else the module default."""
+    params = {}
+    for name, spec in CONNECTION.CONNECTION_SPEC.items():
+        if overrides.get(name) is not None:
+            value = overrides[name]
+        elif args.get(name) is not None:
+            value = args[name]
+        else:
+            value = _env_value(spec)
+        if value is None:
+            params[name] = spec.get("default")
+            continue
+        typed = _typed(where + name, spec, value, problems)
+        params[name] = spec.get("default") if typed is None else typed  # the problem is named already
+    return params
+
+
+def _bounded(args, name, default, bounds, problems):
+    value = args.get(name, default)
+    if isinstance(value, str) and value.strip().isdigit():  # a templated rulebook argument
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not bounds[0] <= value <= bounds[1]:
+        problems.append("%s: must be a number from %s to %s, got %r" % (name, bounds[0], bounds[1], value))
+        return default
+    return value
+
+
+def parse_args(args):
+    """The source's settings from ``args``; ArgumentError names every problem, before any
+    request."""
+    args = dict(args or {})
+    problems = []
+    known = set(SOURCE_KEYS) | set(CONNECTION.CONNECTION_SPEC)
+    unknown = sorted(set(args) - known - {"host"})
+    if unknown:
+        problems.append("unknown argument(s): %s (known: %s)" % (", ".join(unknown), ", ".join(sorted(known))))
+    if "host" in args:
+        problems.append("host: give each device's host in devices")
+    devices = args.get("devices")
+    if not isinstance(devices, list) or not devices:
+        problems.append("devices: required: a list of {host, device_type, name, port}")
+        devices = []
+    settings = {
+        "interval": _bounded(args, "interval", DEFAULT_INTERVAL, INTERVAL_RANGE, problems),
+        "alert_page": int(_bounded(args, "alert_page", DEFAULT_ALERT_PAGE, ALERT_PAGE_RANGE, problems)),
+        "initial_state": _typed("initial_state", {"type": "bool"}, args.get("initial_state", False), problems),
+        "alert_records": _typed("alert_records", {"type": "bool"}, args.get("alert_records", True), problems),
+        "devices": [],
+    }
+    names = set()
+    for index, entry in enumerate(devices):
+        where = "devices[%d]." % index
+        if not isinstance(entry, dict):
+            problems.append("devices[%d]: must be a dictionary with host and device_type" % index)
+            continue
+        unknown = sorted(set(entry) - set(DEVICE_KEYS) - set(CONNECTION.CONNECTION_SPEC))
+        if unknown:
+            problems.append("%sunknown key(s): %s" % (where, ", ".join(unknown)))
+        if entry.get("device_type") not in DEVICE_FILES:
+            problems.append("%sdevice_type: must be ts_analyzer or fm_monitor, got %r" % (where, entry.get("device_type")))
+        params = connection_params(args, entry, problems, where)
+        params["host"] = entry.get("host") if isinstance(entry.get("host"), str) else None
+        for problem in CONNECTION.check_connection(params):
+            problems.append(where + problem)
+        name = entry.get("name") or params["host"]
+        if name in names:
+            problems.append("%sname: %r is given twice" % (where, name))
+        names.add(name)
+        settings["devices"].append({"name": name, "device_type": entry.get("device_type"), "params": params})
+    if problems:
+        raise ArgumentError("broadcast.monitoring.device_events: invalid arguments: %s" % "; ".join(problems))
+    return settings
+
+
+# -- one device -----------------------------------------------------------------------------
+def now_iso():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _plain(value):
+    """The device's answer as plain JSON types (events cross into the rule engine)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+class DevicePoller:
+    """The state of one device between polls, and the events its changes make. ``poll`` does
+    blocking HTTP through the collection's client: the source runs it in a thread."""
+
+    def __init__(self, name, device_type, params, alert_records=True, alert_page=DEFAULT_ALERT_PAGE):
+        self.name = name
+        self.device_type = device_type
+        self.device = DEVICE_FILES[device_type]
+        self.params = params
+        self.client = CONNECTION.client_from_params(params, self.device)
+        self.alert_records = alert_records
+        self.alert_page = alert_page
+        self.secrets = [params[key] for key in SECRET_KEYS if params.get(key)]
+        self.state = None  # the last poll that reached the device: {uptime, items, alerts, at}
+        self.reachable = None  # unknown before the first poll
+        self.failure = None
+
+    # What the device is doing now -------------------------------------------------------
+    def read(self):
+        """{uptime, items: {id: item}, alerts: {object id: [record keys and records]}}."""
+        answer = self.client.try_get(self.device.ALIVE, timeout=self.client.timeout)
+        if answer is None:
+            raise CLIENT.DeviceError(CLIENT.UNREACHABLE, "GET %s: no answer" % self.device.ALIVE)
+        items = {item["id"]: item for item in _plain(self.device.snapshot_items(self.client))}
+        return {"uptime": self.device.alive_uptime(answer), "items": items, "at": time.monotonic(),
+                "alerts": self.read_alerts(items) if self.alert_records else {}}
+
+    def read_alerts(self, items):
+        """The newest alert records, as {object id: [(key, record)]}, newest first."""
+        if self.device_type == "ts_analyzer":
+            records = {}
+            for ident in items:
+                page = self.device.alerts_page(self.client.request(
+                    "POST", self.device.INPUT_ALERTS % ident, body=self.device.alerts_query({}, 1, self.alert_page),
+                    idempotent=True))
+                records[ident] = [(_alert_key(r, ("error_name", "pid", "start_time", "severity")), _plain(r))
+                                  for r in page["items"]]
+            return records
+        page = self.device.alerts_page(self.client.request(
+            "POST", self.device.ALERTS, body=self.device.alerts_query(order="desc", by="from", limit=self.alert_page),
+            idempotent=True))
+        records = {}
+        for record in page["alerts"]:
+            records.setdefault(record.get("tuner_id"), []).append(
+                (_alert_key(record, ("tuner_id", "type", "from")), _plain(record)))
+        return records
+
+    def poll(self, initial_state=False):
+        """Read the device and return the events since the previous poll (none at the first,
+        unless ``initial_state``: then what is already wrong)."""
+        try:
+            now = self.read()
+        except CLIENT.DeviceError as err:
+            return self._failed(err)
+        events = []
+        first = self.state is None
+        if self.reachable is False:
+            events.append(self.event("reachable", INFO, detail={"uptime": now["uptime"]}))
+        self.reachable, self.failure = True, None
+        if first:
+            if initial_state:
+                events.extend(self.changes({"items": {}, "alerts": None}, now))
+        else:
+            before = self.state
+            if restarted(before, now):
+                events.append(self.event("restarted", WARNING,
+                                         detail={"uptime": now["uptime"], "uptime_before": before["uptime"]}))
+            events.extend(self.changes(before, now))
+        self.state = now
+        return [self.masked(event) for event in events]
+
+    def _failed(self, err):
+        unreachable = err.kind in (CLIENT.UNREACHABLE, CLIENT.BUSY)
+        events = []
+        if unreachable and self.reachable is not False:
+            events.append(self.event("unreachable", CRITICAL, detail={"error": err.describe()}))
+            self.reachable = False
+        elif not unreachable and self.failure != err.describe():
+            # credentials, a refused request or an answer the collection cannot read: said once
+            self.failure = err.describe()
+            events.append(self.event("poll_failed", CRITICAL, detail={"error": err.describe(), "error_kind": err.kind}))
+        LOGGER.warning("%s: %s", self.name, self.masked_text(err.describe()))
+        return [self.masked(event) for event in events]
+
+    # Events -----------------------------------------------------------------------------
+    def event(self, kind, severity, item=None, detail=None):
+        obj = None
+        if item is not None:
+            obj = {"type": "input" if self.device_type == "ts_analyzer" else "tuner", "id": item.get("id"),
+                   "name": item.get("name")}
+        return {"device": self.name, "device_type": self.device_type, "host": self.params["host"], "object": obj,
+                "kind": kind, "severity": severity, "time": now_iso(), "detail": detail or {},
+                # ansible-rulebook limits run_playbook to meta.hosts: the device's inventory name
+                "meta": {"hosts": self.name}}
+
+    def changes(self, before, now):
+        events = []
+        compare = self._ts_changes if self.device_type == "ts_analyzer" else self._fm_changes
+        for ident, item in sorted(now["items"].items()):
+            events.extend(compare(before["items"].get(ident), item))
+        if before.get("alerts") is not None:
+            for ident, records in sorted(now["alerts"].items(), key=lambda pair: str(pair[0])):
+                seen = {key for key, _record in before["alerts"].get(ident, [])}
+                if ident not in before["alerts"] and ident not in before["items"] and self.device_type == "ts_analyzer":
+                    seen = set()  # an input added since: its whole log is new
+                item = now["items"].get(ident) or {"id": ident, "name": None}
+                for key, record in reversed(records):  # oldest first
+                    if key not in seen:
+                        events.append(self.event("alert_record", _severity(record), item, detail={"record": record}))
+        return events
+
+    def _ts_changes(self, old, new):
+        """An input that starts or stops receiving, raises or clears a priority-1 error. A new
+        input (old None) counts as one that was receiving without errors."""
+        old = old or {"receiving": new["monitoring"], "priority1": "ok", "priority1_errors": []}
+        detail = {"state": new["state"], "monitoring": new["monitoring"], "receiving": new["receiving"],
+                  "bitrate": new["bitrate"], "priority1": new["priority1"], "priority1_errors": new["priority1_errors"],
+                  "alarms": new["alarms"]}
+        events = []
+        if old["receiving"] and not new["receiving"]:
+            events.append(self.event("receiving_stopped", WARNING if new["state"] == "paused" else CRITICAL, new,
+                                     detail))
+        elif new["receiving"] and not old["receiving"]:
+            events.append(self.event("receiving_started", INFO, new, detail))
+        if old["priority1"] == "ok" and new["priority1"] != "ok":
+            events.append(self.event("errors_raised", new["priority1"], new, detail))
+        elif new["priority1"] == "ok" and old["priority1"] != "ok":
+            events.append(self.event("errors_cleared", INFO, new, detail))
+        return events
+
+    def _fm_changes(self, old, new):
+        """A tuner that loses or regains lock, or whose quality alarms change. A new tuner
+        (old None) counts as one that was locked, when enabled, without alarms."""
+        old = old or {"tuned": new["state"] == "enabled", "alarms": []}
+        detail = {"state": new["state"], "frequency": new["frequency"], "tuned": new["tuned"],
+                  "signal_ok": new["signal_ok"], "alarms": new["alarms"]}
+        events = []
+        if old["tuned"] and not new["tuned"]:
+            events.append(self.event("lock_lost", CRITICAL if new["state"] == "enabled" else WARNING, new, detail))
+        elif new["tuned"] and not old["tuned"]:
+            events.append(self.event("lock_regained", INFO, new, detail))
+        if sorted(old["alarms"]) != sorted(new["alarms"]):
+            events.append(self.event("alarms_changed", WARNING if new["alarms"] else INFO, new, dict(
+                detail, raised=sorted(set(new["alarms"]) - set(old["alarms"])),
+                cleared=sorted(set(old["alarms"]) - set(new["alarms"])))))
+        return events
+
+    # No secret in any event or log --------------------------------------------------------
+    def masked_text(self, text):
+        for secret in self.secrets:
+            text = text.replace(secret, MASK)
+        return text
+
+    def masked(self, event):
+        """The event with every password and token given masked, wherever a device or an
+        error may have put one."""
+        text = json.dumps(event)
+        masked = self.masked_text(text)
+        return event if masked == text else json.loads(masked)
+
+
+def restarted(before, now):
+    """Whether the device booted between two polls: its uptime went back, or grew by clearly less
+    than the time between the polls (a reboot while the device was away for longer than the
+    uptime it had)."""
+    if before["uptime"] is None or now["uptime"] is None:
+        return False
+    return now["uptime"] < before["uptime"] or now["uptime"] + UPTIME_SLACK < before["uptime"] + (now["at"] - before["at"])
+
+
+def _alert_key(record, fields):
+    return json.dumps([record.get(field) for field in fields], default=str)
+
+
+def _severity(record):
+    value = record.get("severity")
+    return value if value in (WARNING, CRITICAL) else WARNING if "type" in record else INFO
+
+
+# -- the source -----------------------------------------------------------------------------
+async def poll_once(pollers, queue, initial_state=False):
+    """One poll of every device, side by side in threads (the HTTP is blocking); their events
+    go on the queue in device order."""
+    loop = asyncio.get_running_loop()
+    results = await asyncio.gather(*(loop.run_in_executor(None, poller.poll, initial_state) for poller in pollers))
+    for events in results:
+        for event in events:
+            await queue.put(event)
+
+
+async def main(queue, args):
+    """ansible-rulebook's entry point: poll every ``interval`` seconds until cancelled."""
+    settings = parse_args(args)
+    pollers = [DevicePoller(d["name"], d["device_type"], d["params"], settings["alert_records"], settings["alert_page"])
+               for d in settings["devices"]]
+    loop = asyncio.get_running_loop()
+    first = True
+    while True:
+        started = loop.time()
+        await poll_once(pollers, queue, settings["initial_state"] if first else False)
+        first = False
+        await asyncio.sleep(max(0.0, settings["interval"] - (loop.time() - started)))
+
+
+if __name__ == "__main__":
+    # Try it against a device: python device_events.py HOST ts_analyzer|fm_monitor (password from
+    # BROADCAST_MONITORING_PASSWORD); prints each event.
+    class PrintQueue:
+        async def put(self, event):
+            print(json.dumps(event))
+
+    asyncio.run(main(PrintQueue(), {"devices": [{"host": sys.argv[1], "device_type": sys.argv[2]}], "interval": 5}))
