@@ -118,15 +118,6 @@ EXAMPLES = r"""
     reboot: false
   register: staged
 
-- name: Go back to an older release (the configuration comes from the backup taken before the upgrade)
-  broadcast.monitoring.device_firmware:
-    host: "{{ ansible_host }}"
-    password: "{{ ts_admin_password }}"
-    device_type: "{{ device_type }}"
-    path: /srv/firmware
-    version: 2.4.1
-    allow_downgrade: true
-
 - name: Show what happened
   ansible.builtin.debug:
     msg: "{{ upgrade.previous_version }} -> {{ upgrade.current_version }} in {{ upgrade.elapsed }} s"

@@ -325,8 +325,8 @@ def test_documented_examples_run_as_written(play, sim, tmp_path):
     fm_result = play.run([fm_read], "fm-001", extra_vars=EXAMPLE_VARS)[0]
     assert fm_result.get("failed") is not True, fm_result
     assert [t["tuner_id"] for t in fm_result["variables"]["fm_monitor_tuners"]] == list(range(8))
-    assert fm_result["modules"] == ["device_login", "device_network", "device_time", "device_logging", "fm_tuner",
-                                    "fm_thresholds", "fm_schedule"]
+    assert fm_result["modules"] == ["device_login", "device_network", "device_time", "device_logging", "fm_schedule",
+                                    "fm_tuner", "fm_thresholds"]  # the role's order: schedules set scheduled tuners
     writes = [w for device in ("ts-001", "fm-001") for w in sim.call(sim.fleet.by_name(device).writes)]
     assert writes == [], writes
 
