@@ -42,7 +42,7 @@ options:
         or a directory, in which the file is named after O(host) (C(<host>.json)). The directory must exist.
       - The file is replaced whole, through a temporary file beside it. A new file is C(0600) (less the umask); a
         file that is replaced keeps its mode. A symlink at the file's place is never read or written through; it is
-        replaced by the file, as M(ansible.builtin.copy) replaces one, and the diff shows nothing before.
+        replaced by the file, as C(ansible.builtin.copy) replaces one, and the diff shows nothing before.
     type: path
     required: true
 notes:
