@@ -3,24 +3,24 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Onboarding one device: a login, then each part of the device's state read by the module
 that writes it (in check mode: nothing can be written), turned into the variables of the
-device's role (plugin_utils/onboard.py). The raw readings stay inside this plugin; only the
+device's role (plugin_utils/_onboard.py). The raw readings stay inside this plugin; only the
 variables, with no secret in them, are returned."""
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleActionFail
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import PASSED_ON
-from ansible_collections.broadcast.monitoring.plugins.module_utils.onboard import ARGUMENT_SPEC
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.direct_execution import DirectExecutionAction
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.onboard import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_state import PASSED_ON
+from ansible_collections.broadcast.monitoring.plugins.module_utils._onboard import ARGUMENT_SPEC
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execution import DirectExecutionAction
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._onboard import (
     READS,
     document,
     plain_strings,
     role_variables,
     without_secrets,
 )
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import plain, spec_problems, warning_text
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts import plain, spec_problems, warning_text
 
 COLLECTION = "broadcast.monitoring."
 

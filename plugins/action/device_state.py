@@ -3,11 +3,11 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The whole declared state of one device in one task: a login, then each declared part's
 module in turn, run where the task runs (check mode and diff mode passed on), in this
-process when it can be (plugin_utils/direct_execution.py):
+process when it can be (plugin_utils/_direct_execution.py):
 first every part in check mode (the plan), then, only when the whole plan holds, the parts
 it would change.
 One task per device instead of one per part: each task costs the controller a worker
-(docs/performance.md). Which parts there are and what each module is given: plugin_utils/state_parts.py."""
+(docs/performance.md). Which parts there are and what each module is given: plugin_utils/_state_parts.py."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ import json
 from ansible.errors import AnsibleActionFail
 from ansible.utils.display import Display
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import ARGUMENT_SPEC, PASSED_ON
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import differences
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.direct_execution import DirectExecutionAction, preload
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.role_variables import refusal
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_state import ARGUMENT_SPEC, PASSED_ON
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import differences
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execution import DirectExecutionAction, preload
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import refusal
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts import (
     PARTS,
     PartError,
     joined,

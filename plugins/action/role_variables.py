@@ -12,7 +12,7 @@ from __future__ import annotations
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.role_variables import refusal
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import refusal
 
 
 class ActionModule(ActionBase):

@@ -61,8 +61,8 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.snapshot import compare
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._snapshot import compare
 
 
 def snapshot_compare(before, after, ignore=None):

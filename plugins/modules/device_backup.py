@@ -78,9 +78,9 @@ dest:
   type: str
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import backup
-from ansible_collections.broadcast.monitoring.plugins.module_utils.files import destination, plain_name, write_if_changed
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _backup as backup
+from ansible_collections.broadcast.monitoring.plugins.module_utils._files import destination, plain_name, write_if_changed
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
 ARGUMENT_SPEC = dict(
     dest=dict(type="path", required=True),

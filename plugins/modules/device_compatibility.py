@@ -82,8 +82,8 @@ summary:
   sample: {"endpoints": 10, "missing_required": [], "not_read": [], "aliases": [], "extra_fields": 3}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.compatibility import report
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._compatibility import report
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
 ARGUMENT_SPEC = dict()
 

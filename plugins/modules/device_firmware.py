@@ -180,8 +180,8 @@ msg:
   sample: would upgrade from 1.0.0 to 2.4.1
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.system import manage_firmware
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._system import manage_firmware
 
 ARGUMENT_SPEC = dict(
     path=dict(type="path", required=True),

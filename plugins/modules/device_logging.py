@@ -69,8 +69,8 @@ reboot_needed:
   type: bool
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.system import manage_logging
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._system import manage_logging
 
 ARGUMENT_SPEC = dict(
     level=dict(type="str", choices=["trace", "debug", "info", "warning", "error", "critical"]),

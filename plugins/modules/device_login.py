@@ -59,7 +59,7 @@ device_type:
   sample: ts_analyzer
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
 ARGUMENT_SPEC = dict()
 

@@ -123,8 +123,8 @@ elapsed:
   type: float
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.system import manage_network
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._system import manage_network
 
 ARGUMENT_SPEC = dict(
     dhcp=dict(type="bool"),

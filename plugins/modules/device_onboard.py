@@ -146,8 +146,8 @@ failed_part:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import PASSED_ON
-from ansible_collections.broadcast.monitoring.plugins.module_utils.onboard import ARGUMENT_SPEC
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_state import PASSED_ON
+from ansible_collections.broadcast.monitoring.plugins.module_utils._onboard import ARGUMENT_SPEC
 
 
 def main():

@@ -62,8 +62,8 @@ target_role:
 
 from ansible.module_utils.basic import env_fallback
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.system import manage_password
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._system import manage_password
 
 ARGUMENT_SPEC = dict(
     target_role=dict(type="str", required=True, choices=["admin", "user"]),

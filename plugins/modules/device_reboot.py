@@ -83,8 +83,8 @@ host:
   type: str
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.system import manage_reboot
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._system import manage_reboot
 
 ARGUMENT_SPEC = dict(
     state=dict(type="str", default="rebooted", choices=["rebooted", "factory_reset"]),

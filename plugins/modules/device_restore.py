@@ -113,9 +113,9 @@ unknown:
   elements: dict
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import backup
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _backup as backup
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
 ARGUMENT_SPEC = dict(
     src=dict(type="path", required=True),

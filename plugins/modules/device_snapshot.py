@@ -182,8 +182,8 @@ transient:
        "message": "input Mux 2 (id 2): TR 101 290 priority 1 was ok, now critical (continuity_count_error)"}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.snapshot import ALL_CHECKS, run
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._snapshot import ALL_CHECKS, run
 
 ARGUMENT_SPEC = dict(
     compare_to=dict(type="dict"),

@@ -203,7 +203,7 @@ failed_part:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import ARGUMENT_SPEC, PASSED_ON
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_state import ARGUMENT_SPEC, PASSED_ON
 
 
 def main():

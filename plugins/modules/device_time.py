@@ -84,8 +84,8 @@ clock_drift:
   type: float
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.system import manage_time
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._system import manage_time
 
 ARGUMENT_SPEC = dict(
     ntp=dict(type="bool"),

@@ -134,9 +134,9 @@ requests:
   sample: {"login": 1, "read": 2, "write": 1}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_actions import run_actions
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.actions import run_actions
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
 ARGUMENT_SPEC = dict(
     alerts_csv=dict(type="dict", options=dict(dest=dict(type="path", required=True),

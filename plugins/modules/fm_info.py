@@ -222,17 +222,17 @@ requests:
   sample: {"login": 1, "read": 2, "write": 0}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_gather import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.info import (
     ALERTS_PAGES_MAX,
     INFO_MINIMAL,
     INFO_SUBSETS,
     info_readers,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils.gather import gather, select, subset_spec
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker, quoted
+from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import gather, select, subset_spec
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker, quoted
 
 ARGUMENT_SPEC = dict(
     gather_subset=subset_spec(),

@@ -249,9 +249,9 @@ lost_answers:
   sample: [{action: update, key: 0, landed: true}]
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_resources import Schedules, follow_schedules, reconcile_tuners
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.resources import Schedules, follow_schedules, reconcile_tuners
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
 EVENTS = dict(type="list", elements="dict", options=dict(
     time=dict(type="raw", required=True),

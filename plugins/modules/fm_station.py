@@ -142,11 +142,11 @@ requests:
   sample: {"login": 1, "read": 2, "write": 1}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_actions import delete_stations, scan
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.actions import delete_stations, scan
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
 
 ARGUMENT_SPEC = dict(
     state=dict(type="str", required=True, choices=["scanned", "absent"]),

@@ -291,9 +291,9 @@ lost_answers:
   sample: [{action: update, key: 0, landed: true}]
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_resources import Tuners, reconcile_tuners
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.resources import Tuners, reconcile_tuners
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
 TUNER = dict(
     name=dict(type="str"),

@@ -246,10 +246,10 @@ lost_answers:
   sample: [{action: create, key: Contribution, landed: true}]
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import STATES, reconcile
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import Profiles
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import STATES, reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import Profiles
 
 ARGUMENT_SPEC = dict(
     state=dict(type="str", default="merged", choices=list(STATES) + ["parsed", "rendered"]),

@@ -199,10 +199,10 @@ lost_answers:
   sample: [{action: update, key: 1, landed: true}]
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import reconcile
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import Converters
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import Converters
 
 ARGUMENT_SPEC = dict(
     state=dict(type="str", default="merged", choices=["merged", "replaced", "gathered", "parsed", "rendered"]),

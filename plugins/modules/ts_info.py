@@ -332,11 +332,11 @@ requests:
   sample: {"login": 1, "read": 4, "write": 0}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.gather import gather, select, subset_spec
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_gather import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import gather, select, subset_spec
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.info import (
     MINIMAL,
     SUBSETS,
     Reader,

@@ -370,10 +370,10 @@ lost_answers:
   sample: [{action: create, key: Mux 1, landed: true}]
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import STATES, reconcile
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import Inputs
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import STATES, reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import Inputs
 
 
 def _fields(*names):

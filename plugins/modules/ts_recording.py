@@ -171,9 +171,9 @@ requests:
   sample: {"login": 1, "read": 2, "write": 1}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_actions import recording
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.actions import recording
 
 ARGUMENT_SPEC = dict(
     operation=dict(type="str", required=True,

@@ -166,9 +166,9 @@ requests:
   sample: {"login": 1, "read": 2, "write": 1}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import snmp
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import snmp
 
 ARGUMENT_SPEC = dict(
     state=dict(type="str", default="merged", choices=["merged", "gathered", "parsed", "rendered"]),

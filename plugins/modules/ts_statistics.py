@@ -117,9 +117,9 @@ requests:
   sample: {"login": 1, "read": 1, "write": 1}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_actions import statistics
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.actions import statistics
 
 ARGUMENT_SPEC = dict(
     operation=dict(type="str", required=True,

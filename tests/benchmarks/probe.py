@@ -32,7 +32,8 @@ ARGS_RUNNER = r"""
 import json, sys, time
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.broadcast.monitoring.plugins.modules import ts_input
-from ansible_collections.broadcast.monitoring.plugins.module_utils import module as mod, ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _module as mod
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
 args = json.load(sys.stdin)
 samples = []
 for unused in range(%d):
@@ -104,7 +105,7 @@ def _imports(stderr):
     transport, http.client since), ansible's basic, fm_device, xml."""
     out = {"ours": 0.0, "requests": 0.0, "http_client": 0.0, "ansible_basic": 0.0, "fm_device": 0.0, "xml": 0.0}
     wanted = {"requests": "requests", "http.client": "http_client", "ansible.module_utils.basic": "ansible_basic",
-              OURS + "plugins.module_utils.fm_device": "fm_device", "xml.etree.ElementTree": "xml"}
+              OURS + "plugins.module_utils._fm.api": "fm_device", "xml.etree.ElementTree": "xml"}
     for line in stderr.splitlines():
         if not line.startswith("import time:") or line.count("|") != 2:
             continue

@@ -47,7 +47,8 @@ def sim():
 
 
 def client_for(device):
-    from ansible_collections.broadcast.monitoring.plugins.module_utils import connection, ts_device
+    from ansible_collections.broadcast.monitoring.plugins.module_utils import _connection as connection
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
 
     params = {name: spec.get("default") for name, spec in connection.CONNECTION_SPEC.items()}
     params.update(host=device.address, port=device.port, password=PASSWORD)

@@ -56,8 +56,8 @@ def load(name):
 
 
 def connection_env_names():
-    """The environment variables the modules fall back to (plugins/module_utils/connection.py)."""
-    with open(os.path.join(ROOT, "plugins", "module_utils", "connection.py"), encoding="utf-8") as handle:
+    """The environment variables the modules fall back to (plugins/module_utils/_connection.py)."""
+    with open(os.path.join(ROOT, "plugins", "module_utils", "_connection.py"), encoding="utf-8") as handle:
         source = handle.read()
     names = ("HOST", "PORT", "PROTOCOL", "VALIDATE_CERTS", "CA_PATH", "TIMEOUT", "BUSY_TIMEOUT", "ROLE", "PASSWORD",
              "TOKEN", "DEVICE_TYPE")

@@ -1,4 +1,4 @@
-"""Direct execution (plugins/plugin_utils/direct_execution.py): the collection's modules run
+"""Direct execution (plugins/plugin_utils/_direct_execution.py): the collection's modules run
 in the controller's worker process when the connection is local, and as module processes
 where that cannot serve. Both ways must give the same results.
 

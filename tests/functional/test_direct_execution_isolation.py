@@ -15,7 +15,7 @@ from ansible.module_utils import basic
 from ansible.module_utils.common import warnings as module_warnings
 
 from ansible_collections.broadcast.monitoring.plugins import module_utils
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.direct_execution import run_in_process
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execution import run_in_process
 from tests.functional.analyzer import Api
 from tests.functional.conftest import connection
 
@@ -46,11 +46,13 @@ def module_state():
     """Every module-level value of the collection's module_utils, and what ansible-core keeps
     for a module in this process."""
     state = {}
-    for info in pkgutil.iter_modules(module_utils.__path__):
-        module = importlib.import_module("%s.%s" % (module_utils.__name__, info.name))
+    # walk_packages: the device folders (_ts, _fm) are subpackages
+    for info in pkgutil.walk_packages(module_utils.__path__, module_utils.__name__ + "."):
+        module = importlib.import_module(info.name)
+        short = info.name[len(module_utils.__name__) + 1:]
         for name, value in vars(module).items():
             if not name.startswith("__") and isinstance(value, (dict, list, set, str, int, float, tuple)):
-                state["%s.%s" % (info.name, name)] = copy.deepcopy(frozen(value))
+                state["%s.%s" % (short, name)] = copy.deepcopy(frozen(value))
     state["ansible args"] = (basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE, copy.deepcopy(basic._PARSED_MODULE_ARGS))
     state["warnings"] = (dict(module_warnings._global_warnings), dict(module_warnings._global_deprecations))
     state["environment"] = dict(os.environ)

@@ -9,8 +9,9 @@ vouch for."""
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device, ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import READ_AUDIT
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import READ_AUDIT
 
 from .conftest import EXAMPLE_VARS, connection, example_state, module_examples
 from .test_direct_execution import examples_for

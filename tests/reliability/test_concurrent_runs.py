@@ -4,7 +4,7 @@ ansible-playbook mid-run.
 
 The simulator's latency fault (tests/simulator/README.md, "Faults": the device acts after
 the delay) holds writes back long enough that, without the device lock
-(plugins/module_utils/device_lock.py), the second run reads before the first run's write
+(plugins/module_utils/_device_lock.py), the second run reads before the first run's write
 acts. With the lock, runs from one controller that write to one device take turns; one run
 is a module process and the other runs inside the controller (direct execution), so both
 modes take the same lock."""
@@ -19,7 +19,7 @@ import pytest
 import requests
 import yaml
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import device_lock
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_lock as device_lock
 
 from tests.functional.analyzer import Api
 from tests.functional.tasks import task

@@ -10,13 +10,13 @@ import subprocess
 import sys
 import textwrap
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import client as client_mod
-from ansible_collections.broadcast.monitoring.plugins.module_utils.controller import Lineage
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _client as client_mod
+from ansible_collections.broadcast.monitoring.plugins.module_utils._controller import Lineage
 
 # The module: notes its lineage, says what gone() says, and again after each line on stdin.
 MODULE = textwrap.dedent("""
     import sys
-    from ansible_collections.broadcast.monitoring.plugins.module_utils.controller import Lineage
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._controller import Lineage
     lineage = Lineage()
     print(lineage.gone(), flush=True)
     for line in sys.stdin:

@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import transport
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _transport as transport
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -1,7 +1,7 @@
 """The module's fixed device facts agree with the simulator's (which follows the document):
 kept here, since the unit tests run without the simulator."""
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as dev
 from tests.simulator import ts as simulator
 
 

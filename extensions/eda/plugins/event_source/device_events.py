@@ -61,7 +61,9 @@ def _collection_code():
     fails, the root this file lies under (<root>/ansible_collections/broadcast/monitoring/...)
     is added."""
     try:
-        from ansible_collections.broadcast.monitoring.plugins.module_utils import client, connection, fm_device, ts_device
+        from ansible_collections.broadcast.monitoring.plugins.module_utils import _client as client, _connection as connection
+        from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+        from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
     except ImportError:
         here = os.path.abspath(__file__)
         root = here
@@ -70,7 +72,9 @@ def _collection_code():
         if os.path.basename(os.path.dirname(os.path.dirname(os.path.dirname(here)))) != "eda" or root in sys.path:
             raise
         sys.path.insert(0, root)
-        from ansible_collections.broadcast.monitoring.plugins.module_utils import client, connection, fm_device, ts_device
+        from ansible_collections.broadcast.monitoring.plugins.module_utils import _client as client, _connection as connection
+        from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+        from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
     return client, connection, {"ts_analyzer": ts_device, "fm_monitor": fm_device}
 
 

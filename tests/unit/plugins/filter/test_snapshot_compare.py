@@ -1,11 +1,11 @@
-"""The snapshot_compare filter: module_utils/snapshot.py's comparison, errors as filter errors."""
+"""The snapshot_compare filter: module_utils/_snapshot.py's comparison, errors as filter errors."""
 
 import pytest
 
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.broadcast.monitoring.plugins.filter.snapshot_compare import FilterModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils import snapshot
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _snapshot as snapshot
 
 
 def a_tuner(ident, **fields):

@@ -6,8 +6,10 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import backup, fm_device, ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _backup as backup
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 

@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import client as client_mod, transport
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import Client, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _client as client_mod, _transport as transport
+from ansible_collections.broadcast.monitoring.plugins.module_utils._client import Client, DeviceError
 
 PASSWORD = "s3cret-pass"
 

@@ -8,7 +8,7 @@ import os
 import pytest
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._connection import (
     CONNECTION_SPEC,
     check_connection,
 )

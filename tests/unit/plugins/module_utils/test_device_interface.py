@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import device_interface, fm_device, ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_interface as device_interface
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
 
 
 @pytest.mark.parametrize("device_file", [ts_device, fm_device], ids=["ts_device", "fm_device"])
@@ -42,7 +44,7 @@ def test_network_writes_only_what_changed():
 
 
 def test_a_created_answer_reads_back_as_the_assigned_id():
-    """offline.py answers a recorded create with the device file's created_answer: the same file
+    """_offline.py answers a recorded create with the device file's created_answer: the same file
     must read the id and the monitoring state back from it as from a real answer."""
     answer = ts_device.created_answer({"name": "News", "monitoring": False}, 7)
     assert ts_device.element_id(answer) == 7 and ts_device.element_name(answer) == "News"

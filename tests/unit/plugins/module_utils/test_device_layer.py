@@ -1,8 +1,8 @@
-"""Issue 19: every response shape of a device is read in its device file (ts_device.py,
-fm_device.py). The code that plans and writes, the actions and the info readers take what the
+"""Issue 19: every response shape of a device is read in its device file (_ts/api.py,
+_fm/api.py). The code that plans and writes, the actions and the info readers take what the
 device files give and never index a device's answer by the device's field names, so a
 firmware that names or shapes an answer differently is met in one file per device type.
-backup.py keeps answers as read, by design, and offline.py stands in for a device: both are
+_backup.py keeps answers as read, by design, and _offline.py stands in for a device: both are
 left out. A name below is how this code calls a device's answer or one of its elements."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODULE_UTILS = os.path.join(HERE, "..", "..", "..", "..", "plugins", "module_utils")
-CONSUMERS = ("engine.py", "ts_resources.py", "fm_resources.py", "ts_actions.py", "fm_actions.py", "ts_gather.py",
-             "fm_gather.py", "gather.py", "system.py", "snapshot.py", "compatibility.py", "module.py")
+CONSUMERS = ("_engine.py", "_ts/resources.py", "_fm/resources.py", "_ts/actions.py", "_fm/actions.py", "_ts/info.py",
+             "_fm/info.py", "_gather.py", "_system.py", "_snapshot.py", "_compatibility.py", "_module.py")
 ANSWER_NAMES = ("raw", "element", "created", "started", "answer", "stream", "station", "found")
 INDEXED = re.compile(r"\b(?:%s)(?:\[\s*\"|\.get\(\s*\")" % "|".join(ANSWER_NAMES))
 
@@ -25,7 +25,7 @@ def test_no_device_answer_is_indexed_outside_the_device_files(name):
     with open(os.path.join(MODULE_UTILS, name), encoding="utf-8") as handle:
         lines = handle.read().splitlines()
     found = ["%s:%d: %s" % (name, number, line.strip()) for number, line in enumerate(lines, 1) if INDEXED.search(line)]
-    assert found == [], "device fields read outside ts_device.py / fm_device.py:\n" + "\n".join(found)
+    assert found == [], "device fields read outside _ts/api.py / _fm/api.py:\n" + "\n".join(found)
 
 
 def test_the_check_finds_an_indexed_answer():

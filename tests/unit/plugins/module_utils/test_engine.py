@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import REFUSED, UNREACHABLE, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._client import REFUSED, UNREACHABLE, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import (
     MERGE_ATTEMPTS,
     Change,
     ConcurrentChange,

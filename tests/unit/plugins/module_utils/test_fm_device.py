@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as dev
 
 
 def test_hw_settings_both_ways():

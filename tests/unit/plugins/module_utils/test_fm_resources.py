@@ -6,16 +6,16 @@ import copy
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import BUSY, PERMISSION, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils._client import BUSY, PERMISSION, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import (
     InputError,
     PartialFailure,
     changed_leaves,
     leaves,
     nest,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_resources import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.resources import (
     Schedules,
     Thresholds,
     Tuners,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.gather import gather, select
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import gather, select
 
 AVAILABLE = ["status", "inputs", "profiles", "log"]
 MINIMAL = ["status"]

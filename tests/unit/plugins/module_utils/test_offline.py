@@ -1,14 +1,16 @@
-"""offline.py: a backup read as the device's answers, writes recorded and shown (no device needed)."""
+"""_offline.py: a backup read as the device's answers, writes recorded and shown (no device needed)."""
 
 import json
 
 import pytest
 import yaml
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import backup, fm_device, offline, ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, reconcile
-from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_resources import Tuners, reconcile_tuners
-from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import Inputs, Profiles, snmp
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _backup as backup, _offline as offline
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError, reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.resources import Tuners, reconcile_tuners
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import Inputs, Profiles, snmp
 
 MULTICAST = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000}}}
 TS_DOC = {

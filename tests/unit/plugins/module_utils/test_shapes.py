@@ -8,8 +8,10 @@ import json
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import backup, fm_device, gather, ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _backup as backup, _gather as gather
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import (
     SHAPE,
     ShapeError,
     answer_hook,
@@ -139,7 +141,7 @@ def test_one_unreadable_subset_is_reported_and_the_others_kept():
 
 
 def test_compatibility_of_an_answer_with_the_declaration():
-    from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import Declared, compatibility
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, compatibility
     declared = Declared("/api/status", required=("versions", "tuners"), optional=("streamer_uptime", "hostname"),
                         aliases={"streamer_uptime": ("xcast_uptime",)})
     assert compatibility(declared, {"versions": {}, "xcast_uptime": 5, "health": "ok"}) == {

@@ -1,4 +1,4 @@
-"""The comparison of two operational snapshots (module_utils/snapshot.py): pure functions, no
+"""The comparison of two operational snapshots (module_utils/_snapshot.py): pure functions, no
 device. The filter that offers it is tested in tests/unit/plugins/filter (ansible-test runs
 module_utils tests where only ansible.module_utils is importable)."""
 
@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import snapshot
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _snapshot as snapshot
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
 
 
 def an_input(ident, name, **fields):

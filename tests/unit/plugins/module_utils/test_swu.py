@@ -3,7 +3,7 @@ is refused unless allowed)."""
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import swu
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _swu as swu
 from tests.simulator import swu as builder
 
 

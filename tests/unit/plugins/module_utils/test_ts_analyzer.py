@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, reconcile
-from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_actions import destination
-from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_gather import Reader, check_options
-from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError, reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.actions import destination
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.info import Reader, check_options
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import (
     Converters,
     Inputs,
     Profiles,
     check_snmp,
     snmp,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker
+from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
 
 
 class FakeClient:

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import CONNECTION_SPEC
+from ansible_collections.broadcast.monitoring.plugins.module_utils._connection import CONNECTION_SPEC
 
 PLUGINS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "plugins", "modules")
 MODULES = sorted(name[:-3] for name in os.listdir(PLUGINS) if name.endswith(".py") and not name.startswith("_"))

@@ -11,7 +11,7 @@ import yaml
 
 from ansible.plugins.loader import shell_loader
 
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.direct_execution import module_environment, opted_out
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execution import module_environment, opted_out
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 #: modules with an action plugin of their own: device_state and device_onboard run their

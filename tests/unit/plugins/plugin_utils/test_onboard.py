@@ -5,7 +5,7 @@ from __future__ import annotations
 import jinja2
 import yaml
 
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.onboard import (
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._onboard import (
     READS,
     Reference,
     document,
@@ -13,7 +13,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils.onboard impor
     role_variables,
     without_secrets,
 )
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import PARTS, part_names
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts import PARTS, part_names
 
 
 def test_every_part_of_the_role_is_read_in_the_roles_order():

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.role_variables import role_names, unknown_variables
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import scheduled_states
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import role_names, unknown_variables
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts import scheduled_states
 
 ROLES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "roles")
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.device_state import ARGUMENT_SPEC, DEVICE_TYPES
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils.state_parts import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_state import ARGUMENT_SPEC, DEVICE_TYPES
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts import (
     PARTS,
     PURGED,
     PartError,

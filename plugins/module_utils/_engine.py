@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import copy
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import masked
+from ansible_collections.broadcast.monitoring.plugins.module_utils._client import UNREACHABLE, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import masked
 
 STATES = ("merged", "replaced", "overridden", "deleted", "gathered")
 

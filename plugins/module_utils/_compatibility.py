@@ -7,8 +7,8 @@ or firmware the collection was not built against."""
 
 from __future__ import annotations
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import compatibility
+from ansible_collections.broadcast.monitoring.plugins.module_utils._client import DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import compatibility
 
 
 def report(module):

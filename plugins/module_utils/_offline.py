@@ -9,7 +9,7 @@ answers). A ``Recorder`` stands in for the client: it answers each GET from thos
 records each write instead of sending it, so nothing is sent and no login happens.
 ``parsed`` runs the module's ``gathered`` read; ``rendered`` runs the plan and writes of
 ``rendered_state`` (``merged`` unless given; not check mode), and the recorded writes are the requests the module would send to a device
-in the backup's state. There is one compare-and-write (engine.py), whatever the state.
+in the backup's state. There is one compare-and-write (_engine.py), whatever the state.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from __future__ import annotations
 import copy
 import json
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.backup import check_document, offline_answers
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, shown
-from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import answer_hook
+from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import check_document, offline_answers
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError, shown
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook
 
 try:
     import yaml

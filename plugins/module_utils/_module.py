@@ -13,16 +13,16 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.validation import check_type_dict
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import client as client_mod
-from ansible_collections.broadcast.monitoring.plugins.module_utils import device_lock
-from ansible_collections.broadcast.monitoring.plugins.module_utils import offline
-from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _client as client_mod
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_lock as device_lock
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _offline as offline
+from ansible_collections.broadcast.monitoring.plugins.module_utils._connection import (
     CONNECTION_SPEC,
     DEVICE_TYPE_SPEC,
     check_connection,
     client_from_params,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import ConcurrentChange, Conflict, InputError, PartialFailure
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import ConcurrentChange, Conflict, InputError, PartialFailure
 
 
 #: module options that are seconds or counts of tries, and the least each may be (wait_timeout 0:
@@ -45,9 +45,9 @@ def device_file(device_type):
     rather than at the top: a module of one device then never compiles the other's file
     (start-up time of every invocation)."""
     if device_type == "fm_monitor":
-        from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device
+        from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
         return fm_device
-    from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
     return ts_device
 
 
@@ -80,7 +80,7 @@ class DeviceModule(AnsibleModule):
             self.fail_json(msg="; ".join("%s: must be a dictionary (a YAML mapping)%s, got a string" % (
                 name, " or a list of them" if self.argument_spec[name]["type"] == "list" else "")
                 for name in self._not_dicts))
-        #: parsed or rendered: the module reads a backup and contacts no device (offline.py)
+        #: parsed or rendered: the module reads a backup and contacts no device (_offline.py)
         self.offline = self.params.get("state") if self.params.get("state") in offline.STATES else None
         if offline_states:
             problems = offline.rendered_state_problems(self.params, argument_spec["state"]["choices"])
@@ -156,7 +156,7 @@ class DeviceModule(AnsibleModule):
         return None
 
     def writer_lock(self):
-        """The device's lock (device_lock.py) for a run that may write to it; nothing for one
+        """The device's lock (_device_lock.py) for a run that may write to it; nothing for one
         that only reads: check mode, gathered, parsed, rendered, a module that only reads.
         The wait is checked in every run, so check mode finds a bad one too."""
         timeout = device_lock.timeout_from(os.environ)

@@ -19,9 +19,11 @@ from __future__ import annotations
 import json
 import types
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device, snapshot, system, ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _snapshot as snapshot, _system as system
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._client import DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import (
     Conflict,
     InputError,
     PartialFailure,
@@ -30,13 +32,13 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import
     replace_settings,
     strip_unset,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils.fm_resources import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.resources import (
     Schedules,
     Thresholds,
     Tuners,
     reconcile_tuners,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import (
     Converters,
     Inputs,
     Profiles,
@@ -589,7 +591,7 @@ def _restore_fm_tuners(client, tuners, check_mode, sections):
     sections.run("schedules", lambda: reconcile_tuners(Schedules(client), schedules, None, "merged", check_mode))
 
 
-# -- a backup as the device's answers (state=parsed and state=rendered, offline.py) --------------
+# -- a backup as the device's answers (state=parsed and state=rendered, _offline.py) --------------
 def check_document(doc, device, where):
     """``doc`` (already loaded) checked to be a format-2 backup of ``device``'s type; InputError
     naming ``where`` otherwise. Format 1 holds the module shapes only, not the device's answers."""
@@ -611,7 +613,7 @@ def offline_answers(doc):
     the stored raw answers; ``names`` maps ``(kind, id)`` to the object's name for the ids the
     device assigns itself (analyzer inputs and profiles), which a backup does not keep: they
     are numbered here as the device lists them, and a rendered request names the object
-    instead (offline.py)."""
+    instead (_offline.py)."""
     raw = doc["raw"]
     if doc["device_type"] == ts_device.KIND:
         return _ts_answers(raw)

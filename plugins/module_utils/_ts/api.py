@@ -9,8 +9,8 @@ documented in tests/simulator/README.md; meeting a real device means changing th
 
 from __future__ import annotations
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.device_interface import post_network
-from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_interface import post_network
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import (
     Declared,
     ShapeError,
     list_or_empty,
@@ -193,14 +193,14 @@ def profile_ids(profiles):
 
 #: ids the analyzer assigns itself (a backup does not keep them): the list a create is posted
 #: to, with the kind of object, and the body fields holding such an id. A rendered request
-#: (state=rendered, offline.py) names the object there instead: ``{input:NAME}``.
+#: (state=rendered, _offline.py) names the object there instead: ``{input:NAME}``.
 ASSIGNED_IDS = {INPUTS: "input", PROFILES: "profile"}
 ID_FIELDS = {"input_id": "input", "profile_id": "profile"}
 
 
 def created_answer(body, ident):
     """What the analyzer answers to a create posted to an ASSIGNED_IDS list, as this file reads
-    it (element_id, created_monitoring): the object with the id it assigned. offline.py answers
+    it (element_id, created_monitoring): the object with the id it assigned. _offline.py answers
     a recorded create with it."""
     return dict(body, id=ident)
 
@@ -468,7 +468,7 @@ def metrics_query(options):
 
 # -- system: what the device_* modules read and write ----------------------------------
 # Each function maps the analyzer's system endpoints to the device-neutral shapes of
-# system.py, so that module code never sees a path.
+# _system.py, so that module code never sees a path.
 
 KIND = "ts_analyzer"
 ALIVE = "/api/system/alive"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNSAFE, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._client import UNSAFE, DeviceError
 
 #: the DeviceError kind of an answer the collection cannot read
 SHAPE = "shape"

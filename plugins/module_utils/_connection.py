@@ -11,9 +11,9 @@ import os
 
 from ansible.module_utils.errors import AnsibleFallbackNotFound
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import Client
-from ansible_collections.broadcast.monitoring.plugins.module_utils.transport import MAX_ANSWER, MIB
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import quoted
+from ansible_collections.broadcast.monitoring.plugins.module_utils._client import Client
+from ansible_collections.broadcast.monitoring.plugins.module_utils._transport import MAX_ANSWER, MIB
+from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import quoted
 
 ENV = "BROADCAST_MONITORING_"
 

@@ -5,8 +5,8 @@
 
 from __future__ import annotations
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import paging_error
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import paging_error
 
 INFO_SUBSETS = ("status", "tuners", "stations", "alerts", "log", "playlist", "valid_bitrates", "network",
                 "datetime", "log_config", "conf")

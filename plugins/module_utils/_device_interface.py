@@ -1,9 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The one interface both device files (ts_device.py, fm_device.py) provide to the code that
-serves either device type (connection.py, system.py, backup.py, compatibility.py, snapshot.py,
-offline.py), and the
+"""The one interface both device files (_ts/api.py, _fm/api.py) provide to the code that
+serves either device type (_connection.py, _system.py, _backup.py, _compatibility.py, _snapshot.py,
+_offline.py), and the
 pieces of it both device types do the same way. A unit test checks that each file provides
 every name here, so a difference between the devices lives in the device files, not in
 attributes only one of them has."""
@@ -11,7 +11,7 @@ attributes only one of them has."""
 from __future__ import annotations
 
 #: names every device file defines: paths, what differs in kind, and the functions that map
-#: the device's system answers to the device-neutral shapes of system.py
+#: the device's system answers to the device-neutral shapes of _system.py
 COMMON = (
     "KIND", "LOGIN", "ALIVE", "STATUS", "NETWORK", "HOSTNAME", "DATETIME", "LOG_SETTINGS", "PASSWORD", "REBOOT",
     "FACTORY_RESET", "UPGRADE", "NETWORK_KEYS", "TIMEZONE_KIND", "SYSLOG_PORT", "READ_SHAPES",

@@ -15,10 +15,12 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.errors import UnsupportedError
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_resources, system, ts_resources
-from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import DEVICE_TYPE_SPEC
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError, check_config
-from ansible_collections.broadcast.monitoring.plugins.module_utils.module import device_file, seconds_problems
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _system as system
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import resources as fm_resources
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import resources as ts_resources
+from ansible_collections.broadcast.monitoring.plugins.module_utils._connection import DEVICE_TYPE_SPEC
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError, check_config
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import device_file, seconds_problems
 
 MODULES = "ansible_collections.broadcast.monitoring.plugins.modules."
 

@@ -12,10 +12,10 @@ import ipaddress
 import os
 import time
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import swu
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import DEVICE, REFUSED, UNREACHABLE, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import Conflict, InputError, reconcile_settings, strip_unset
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import LABEL_RE, Checker, quoted
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _swu as swu
+from ansible_collections.broadcast.monitoring.plugins.module_utils._client import DEVICE, REFUSED, UNREACHABLE, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Conflict, InputError, reconcile_settings, strip_unset
+from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import LABEL_RE, Checker, quoted
 
 POLL = 0.25
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 import time
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import ts_device as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import UNREACHABLE, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import Conflict, InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.files import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils._client import UNREACHABLE, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Conflict, InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._files import (
     destination,
     device_name,
     download,
@@ -24,7 +24,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.files import 
     plain_name,
     regular_file,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils.ts_resources import inputs_by_name, one_input
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import inputs_by_name, one_input
 
 POLL = 0.25
 

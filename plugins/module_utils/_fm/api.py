@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import datetime
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.device_interface import post_network
-from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import Declared, list_or_empty
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_interface import post_network
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, list_or_empty
 
 # keep_logged_in: one token serves a whole play (roles hand it to every module)
 LOGIN = ("/api/login", {"keep_logged_in": True})
@@ -408,7 +408,7 @@ def station_at(stations, frequency):
     return found[0] if found else None
 
 
-#: ids the monitor assigns itself, which a rendered request (offline.py) names instead:
+#: ids the monitor assigns itself, which a rendered request (_offline.py) names instead:
 #: none (tuner ids are fixed indexes; station ids are kept by a backup and restored)
 ASSIGNED_IDS = {}
 ID_FIELDS = {}
@@ -459,7 +459,7 @@ def playlist_tracks(text):
 
 # -- system: what the device_* modules read and write ----------------------------------
 # Each function maps the monitor's system endpoints to the device-neutral shapes of
-# system.py, so that module code never sees a path.
+# _system.py, so that module code never sees a path.
 
 KIND = "fm_monitor"
 #: answers 401 without a token on this device; the analyzer has no such path (404)

@@ -83,7 +83,7 @@ def preload(module_names):
     instead of importing them again, once per device."""
     for name in module_names:
         importlib.import_module(PACKAGE + name)
-    importlib.import_module("http.client")  # transport.py imports it at the first connection
+    importlib.import_module("http.client")  # _transport.py imports it at the first connection
 
 
 def run_in_process(module_name, arguments, environment, directory=None):

@@ -8,7 +8,7 @@ Why not requests: every module invocation is a new Python process, and importing
 module's own work; http.client costs about 11 ms (ssl a few more). The fleet
 benchmark (docs/performance.md) measures it. What the devices need is small: JSON bodies,
 one streamed upload, streamed downloads, keep-alive, TLS with or without verification.
-Retries, auth and error wording stay in ``client.py``; this file only moves bytes.
+Retries, auth and error wording stay in ``_client.py``; this file only moves bytes.
 Devices are reached directly: proxy environment variables (HTTP_PROXY...) are not used, and
 redirects are not followed (the devices send none).
 

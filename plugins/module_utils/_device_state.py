@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.connection import CONNECTION_SPEC
+from ansible_collections.broadcast.monitoring.plugins.module_utils._connection import CONNECTION_SPEC
 
 DEVICE_TYPES = ["fm_monitor", "ts_analyzer"]
 

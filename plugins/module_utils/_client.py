@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import time
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import controller, transport
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _controller as controller, _transport as transport
 
 # What a failure is, so a module can say what to fix (one message per class).
 UNREACHABLE = "unreachable"
@@ -296,7 +296,7 @@ def _json(response, where=None):
         except (ValueError, transport.AnswerTooLarge):  # an error body of a stream is bounded too
             return None
     # imported here: shapes builds on this module's DeviceError
-    from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import answer_hook, mark_top
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook, mark_top
     if not response.content:
         return answer_hook(where)(())
     try:
@@ -307,7 +307,7 @@ def _json(response, where=None):
 
 def _unreadable(where, reason, status=None, hint=None):
     """shapes.UnreadableAnswer: an answer to ``where`` the collection cannot read at all."""
-    from ansible_collections.broadcast.monitoring.plugins.module_utils import shapes
+    from ansible_collections.broadcast.monitoring.plugins.module_utils import _shapes as shapes
 
     return shapes.UnreadableAnswer(where, reason, status=status, hint=hint or shapes.SHAPE_HINT)
 

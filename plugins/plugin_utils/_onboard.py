@@ -5,7 +5,7 @@
 
 The one place where what the part modules read from a device becomes the variables of the
 ``ts_analyzer`` / ``fm_monitor`` role (``<role>_<part>``), in exactly the shape the role's
-device_state task hands back to the same modules (plugin_utils/state_parts.py). Each part is
+device_state task hands back to the same modules (plugin_utils/_state_parts.py). Each part is
 read by the module that writes it: the resource modules with ``state=gathered`` (their
 ``gathered`` is in the shape of their ``config``), the settings modules with no option in
 check mode (their ``before``). So the variables declare what the device has, and the role
@@ -27,7 +27,7 @@ import re
 
 import yaml
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import SCHEME_RE
+from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import SCHEME_RE
 
 ROLES = {"ts_analyzer": "ts_analyzer", "fm_monitor": "fm_monitor"}
 

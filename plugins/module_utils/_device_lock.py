@@ -30,7 +30,7 @@ import stat
 import tempfile
 import time
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
 
 #: how long a run waits for another run writing to the same device, in seconds
 DEFAULT_TIMEOUT = 300

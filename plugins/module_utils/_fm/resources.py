@@ -2,16 +2,16 @@
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The FM monitor's per-tuner objects (tuners, thresholds, schedules) as engine resources:
-how each is checked, read and written. Its actions are in fm_actions.py, what fm_info reads in
-fm_gather.py, paths and shapes in fm_device.py (the analyzer side splits the same way)."""
+how each is checked, read and written. Its actions are in _fm/actions.py, what fm_info reads in
+_fm/info.py, paths and shapes in _fm/api.py (the analyzer side splits the same way)."""
 
 from __future__ import annotations
 
 import copy
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import fm_device as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils.client import BUSY, PERMISSION, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils._client import BUSY, PERMISSION, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import (
     Change,
     InputError,
     PartialFailure,
@@ -24,8 +24,8 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils.engine import
     reconcile,
     strip_unset,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils.shapes import ShapeError
-from ansible_collections.broadcast.monitoring.plugins.module_utils.validate import Checker, quoted
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import ShapeError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker, quoted
 
 #: the module option whose values apply to every tuner
 ALL = "all_tuners"
