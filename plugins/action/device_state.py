@@ -22,7 +22,6 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execu
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import refusal
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts import (
     PARTS,
-    PartError,
     joined,
     module_args,
     parts_names,
@@ -35,6 +34,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts 
     spec_problems,
     warning_text,
 )
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import PartError
 
 COLLECTION = "broadcast.monitoring."
 

@@ -61,7 +61,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._snapshot import compare
 
 

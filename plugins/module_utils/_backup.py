@@ -22,11 +22,13 @@ import types
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _snapshot as snapshot, _system as system
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils._client import DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
     Conflict,
+    DeviceError,
     InputError,
     PartialFailure,
+)
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import (
     Resource,
     reconcile,
     replace_settings,

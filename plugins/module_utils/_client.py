@@ -14,33 +14,26 @@ import copy
 import time
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _controller as controller, _transport as transport
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
+    ABANDONED,
+    BUSY,
+    CREDENTIALS,
+    DEVICE,
+    NOT_FOUND,
+    PERMISSION,
+    REFUSED,
+    SHAPE_HINT,
+    TLS,
+    UNREACHABLE,
+    UNSAFE,
+    AnswerTooLarge,
+    DeviceError,
+    TransportError,
+    UndecodableAnswer,
+    UnreadableAnswer,
+)
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook, mark_top
 
-# What a failure is, so a module can say what to fix (one message per class).
-UNREACHABLE = "unreachable"
-CREDENTIALS = "credentials"
-PERMISSION = "permission"
-BUSY = "busy"
-NOT_FOUND = "not_found"
-REFUSED = "refused"
-DEVICE = "device"
-ABANDONED = "abandoned"
-UNSAFE = "unsafe"
-TLS = "tls"
-
-HINTS = {
-    UNREACHABLE: "check host, port and protocol, and that the device is powered and routed",
-    CREDENTIALS: "check role and password (or token)",
-    PERMISSION: "this operation needs the admin role; set role=admin with its password",
-    BUSY: "the device stayed busy (HTTP 503) for longer than the retry budget; try again later",
-    NOT_FOUND: "the device has no such object; it may have been removed meanwhile",
-    REFUSED: "the device refused a value; correct the parameter it names",
-    DEVICE: "the device reported an internal error",
-    ABANDONED: "the run that started this module was ended (e.g. ansible-playbook killed), so it stopped before"
-               " writing more; read the device (state=gathered) or run the play again",
-    TLS: "give the CA certificate that signed the device's certificate in ca_path, or correct the certificate on"
-         " the device; validate_certs=false only as a last resort, since it accepts any device, an impostor too",
-    UNSAFE: "the device's answer was refused as unsafe; check its firmware, and that host names the device meant",
-}
 #: what to do about an answer larger than the limit
 TOO_LARGE_HINT = ("if the device really answers with this much, raise max_answer_mb (or the environment variable"
                   " BROADCAST_MONITORING_MAX_ANSWER_MB); otherwise check the device's firmware, and that host names"
@@ -50,29 +43,6 @@ REDIRECT_HINT = ("the collection follows no redirect: check host, port and proto
                  " redirect http to it), and that host names the device, not a proxy or login portal; after a write,"
                  " read the device (state=gathered) to see whether it was applied")
 
-
-class DeviceError(Exception):
-    """Any failure talking to a device: what happened, HTTP status, device code and message."""
-
-    def __init__(self, kind, message, status=None, code=None, device_message=None, hint=None):
-        super().__init__(message)
-        self.kind = kind
-        #: what to fix, where the class's general hint would not say it
-        self.hint = hint
-        self.message = message
-        self.status = status
-        self.code = code
-        self.device_message = device_message
-
-    def describe(self):
-        """One line for a user: what failed, the device's words, and what to fix."""
-        text = self.message
-        if self.device_message and self.device_message not in text:
-            text += ": %s" % self.device_message
-        return "%s (%s)" % (text, self.hint or HINTS[self.kind])
-
-    def details(self):
-        return {"kind": self.kind, "status": self.status, "code": self.code, "device_message": self.device_message}
 
 
 class Client:
@@ -201,7 +171,7 @@ class Client:
         response = self.request("GET", path, raw=True)
         try:
             return response.text
-        except transport.UnreadableAnswer as err:
+        except UndecodableAnswer as err:
             raise _unreadable("GET %s" % path, str(err)) from None
 
     def try_get(self, path, timeout):
@@ -209,9 +179,9 @@ class Client:
         answered. For wait loops, which do their own bounded polling."""
         try:
             response = self.session.get(self.base_url + path, timeout=timeout)
-        except transport.TransportError:
+        except TransportError:
             return None
-        except transport.AnswerTooLarge as err:
+        except AnswerTooLarge as err:
             raise _too_large("GET %s" % path, err) from None
         if response.status_code != 200:
             return None
@@ -240,14 +210,14 @@ class Client:
             try:
                 response = self.session.request(method, url, json=json, params=params, data=data,
                                                 headers=headers, timeout=timeout or self.timeout, stream=stream)
-            except transport.TransportError as err:
+            except TransportError as err:
                 if idempotent and attempt < self.read_attempts:
                     self._sleep(delay)
                     delay = min(delay * 2, self.max_backoff)
                     continue
                 raise DeviceError(TLS if err.kind == transport.TLS_VERIFY else UNREACHABLE, "%s %s: %s" % (
                     method, path, _transport_reason(err, self, timeout))) from None
-            except transport.AnswerTooLarge as err:  # never retried: it would come as large again
+            except AnswerTooLarge as err:  # never retried: it would come as large again
                 raise _too_large("%s %s" % (method, path), err) from None
             if 300 <= response.status_code < 400:
                 # never followed, never sent again: a write may have landed before the redirect
@@ -293,23 +263,19 @@ def _json(response, where=None):
     if where is None:
         try:
             return response.json() if response.content else {}
-        except (ValueError, transport.AnswerTooLarge):  # an error body of a stream is bounded too
+        except (ValueError, AnswerTooLarge):  # an error body of a stream is bounded too
             return None
-    # imported here: shapes builds on this module's DeviceError
-    from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook, mark_top
     if not response.content:
         return answer_hook(where)(())
     try:
         return mark_top(response.json(object_hook=answer_hook(where)))
-    except transport.UnreadableAnswer as err:
+    except UndecodableAnswer as err:
         raise _unreadable(where, "the answer cannot be read: %s" % err) from None
 
 
 def _unreadable(where, reason, status=None, hint=None):
-    """shapes.UnreadableAnswer: an answer to ``where`` the collection cannot read at all."""
-    from ansible_collections.broadcast.monitoring.plugins.module_utils import _shapes as shapes
-
-    return shapes.UnreadableAnswer(where, reason, status=status, hint=hint or shapes.SHAPE_HINT)
+    """UnreadableAnswer: an answer to ``where`` the collection cannot read at all."""
+    return UnreadableAnswer(where, reason, status=status, hint=hint or SHAPE_HINT)
 
 
 def _too_large(where, err):

@@ -7,7 +7,7 @@ or firmware the collection was not built against."""
 
 from __future__ import annotations
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._client import DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import DeviceError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import compatibility
 
 

@@ -13,7 +13,7 @@ from ansible.module_utils.errors import AnsibleFallbackNotFound
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._client import Client
 from ansible_collections.broadcast.monitoring.plugins.module_utils._transport import MAX_ANSWER, MIB
-from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import quoted
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import quoted
 
 ENV = "BROADCAST_MONITORING_"
 

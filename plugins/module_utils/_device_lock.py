@@ -30,17 +30,13 @@ import stat
 import tempfile
 import time
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, LockError
 
 #: how long a run waits for another run writing to the same device, in seconds
 DEFAULT_TIMEOUT = 300
 TIMEOUT_ENV = "BROADCAST_MONITORING_LOCK_TIMEOUT"
 #: how often a waiting run tries the lock again, in seconds
 POLL = 0.1
-
-
-class LockError(Exception):
-    """The device's lock could not be taken: another run held it longer than the wait, or its folder is unsafe."""
 
 
 def timeout_from(environ):

@@ -13,39 +13,19 @@ from __future__ import annotations
 
 import copy
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._client import UNREACHABLE, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import masked
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
+    UNREACHABLE,
+    ConcurrentChange,
+    Conflict,
+    DeviceError,
+    InputError,
+    PartialFailure,
+    shown_field,
+)
 
 STATES = ("merged", "replaced", "overridden", "deleted", "gathered")
 
 
-class InputError(Exception):
-    """The desired state is invalid; raised before any write. ``problems`` name parameters."""
-
-    def __init__(self, problems):
-        super().__init__("; ".join(problems))
-        self.problems = problems
-
-
-class Conflict(InputError):
-    """The device's present state does not allow the change (a card busy recording, duplicate
-    names on the device); raised before any write."""
-
-
-class ConcurrentChange(Exception):
-    """Writes that did not stick: each was read back and found overwritten by another writer."""
-
-
-class PartialFailure(Exception):
-    """A write failed after others had landed. ``unknown`` is a write whose answer was lost
-    and whose effect could not be read back either: it may or may not have landed."""
-
-    def __init__(self, error, done, pending, unknown=None):
-        super().__init__(error.describe())
-        self.error = error
-        self.done = done
-        self.pending = pending
-        self.unknown = unknown or []
 
 
 def strip_unset(value):
@@ -128,27 +108,6 @@ class Change:
         return out
 
 
-#: field names whose values a result never repeats (write-only secrets)
-SECRET_FIELDS = frozenset(("password", "token", "new_password"))
-SECRET_SHOWN = "********"
-
-
-def _shown(name, value):
-    """``value`` of the field ``name`` fit for a result: a secret field's value hidden, the
-    user-info of an address or URL masked (validate.masked)."""
-    if name in SECRET_FIELDS and value is not None:
-        return SECRET_SHOWN
-    if isinstance(value, dict):
-        return {key: _shown(key, item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_shown(name, item) for item in value]
-    return masked(value)
-
-
-def shown(value):
-    """``value`` (a request body, any nesting) fit for a result: the value of each secret field
-    hidden, the user-info of an address or URL masked."""
-    return _shown("", value)
 
 
 def differences(before, after, path=()):
@@ -166,8 +125,8 @@ def differences(before, after, path=()):
         if isinstance(value, dict) and value and (isinstance(old, dict) or old is None):
             out.extend(differences(old, value, where))
         elif key not in before or value != old:
-            out.append({"path": ".".join(where), "current": _shown(str(key), old),
-                        "declared": _shown(str(key), value)})
+            out.append({"path": ".".join(where), "current": shown_field(str(key), old),
+                        "declared": shown_field(str(key), value)})
     for key in before:
         if key in after or before[key] is None:
             continue

@@ -20,9 +20,13 @@ import os
 import stat
 import tempfile
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._client import UNREACHABLE, UNSAFE, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils._transport import TransportError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
+    UNREACHABLE,
+    UNSAFE,
+    DeviceError,
+    InputError,
+    TransportError,
+)
 
 CHUNK = 1024 * 1024
 #: the mode of a new file (the umask can only take from it)

@@ -9,8 +9,7 @@ name with ``!`` in front removes it, whatever its position in the list.
 
 from __future__ import annotations
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import ShapeError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, ShapeError
 
 
 def subset_spec(default=("min",)):

@@ -13,7 +13,6 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.validation import check_type_dict
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import _client as client_mod
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_lock as device_lock
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _offline as offline
 from ansible_collections.broadcast.monitoring.plugins.module_utils._connection import (
@@ -22,7 +21,14 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._connection i
     check_connection,
     client_from_params,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import ConcurrentChange, Conflict, InputError, PartialFailure
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
+    ConcurrentChange,
+    Conflict,
+    DeviceError,
+    InputError,
+    LockError,
+    PartialFailure,
+)
 
 
 #: module options that are seconds or counts of tries, and the least each may be (wait_timeout 0:
@@ -145,7 +151,7 @@ class DeviceModule(AnsibleModule):
         fm_device = device_file("fm_monitor")
         try:
             status = client_from_params(self.params, fm_device).probe(fm_device.IDENTIFY)
-        except client_mod.DeviceError as err:
+        except DeviceError as err:
             self.fail_json(msg=err.describe(), error=err.details())
         if status in (401, 403, 200):
             return fm_device
@@ -171,7 +177,7 @@ class DeviceModule(AnsibleModule):
         try:
             with self.writer_lock():
                 result = work()
-        except device_lock.LockError as err:
+        except LockError as err:
             self.fail_json(msg=str(err))
         except Conflict as err:
             self.fail_json(msg="the device's present state does not allow this, nothing was written: %s"
@@ -188,7 +194,7 @@ class DeviceModule(AnsibleModule):
             )
         except ConcurrentChange as err:
             self.fail_json(msg=str(err), changed=True)
-        except client_mod.DeviceError as err:
+        except DeviceError as err:
             self.fail_json(msg=err.describe(), error=err.details())
         except Exception as err:  # a bug of ours: say so, with the traceback for -vvv
             self.fail_json(msg="unexpected %s: %s" % (type(err).__name__, err), exception=traceback.format_exc())

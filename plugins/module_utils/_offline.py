@@ -18,7 +18,7 @@ import copy
 import json
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import check_document, offline_answers
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError, shown
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, shown
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook
 
 try:
@@ -131,7 +131,7 @@ class Recorder:
     # the result
     def rendered(self):
         """The recorded writes as ``{method, path, body}``: an id the device assigns itself
-        named as ``{kind:name}``, secrets hidden and user-info masked (engine.shown)."""
+        named as ``{kind:name}``, secrets hidden and user-info masked (_errors.shown)."""
         return [{"method": w["method"], "path": self._path(w["path"]),
                  "body": shown(self._ids(w["body"])) if w["body"] is not None else None} for w in self.writes]
 

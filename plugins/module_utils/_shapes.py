@@ -11,34 +11,8 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._client import UNSAFE, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import UNSAFE, DeviceError, ShapeError
 
-#: the DeviceError kind of an answer the collection cannot read
-SHAPE = "shape"
-SHAPE_HINT = ("this device or firmware names or shapes its answer differently from what the collection reads;"
-              " run broadcast.monitoring.ts_info or fm_info to see the answer, and report it with the device's"
-              " model and firmware version")
-
-
-class ShapeError(DeviceError):
-    """An answer without a field the collection needs (or with a field of the wrong type);
-    with ``reason``, an answer that cannot be read at all, for that reason."""
-
-    def __init__(self, where, field, present=(), expected=None, reason=None, status=None, hint=SHAPE_HINT):
-        if reason is None:
-            shown = ", ".join(str(key) for key in present) or "none"
-            reason = "the answer has no field %r%s (fields present: %s)" % (
-                field, " (%s)" % expected if expected else "", shown)
-        super().__init__(SHAPE, "%s: %s" % (where, reason), status=status, hint=hint)
-        self.field = field
-
-
-class UnreadableAnswer(ShapeError):
-    """An answer the collection cannot read at all: not JSON, nested too deep, in a charset
-    Python does not know, or a redirect (which the collection never follows)."""
-
-    def __init__(self, where, reason, status=None, hint=SHAPE_HINT):
-        super().__init__(where, None, reason=reason, status=status, hint=hint)
 
 
 def paging_error(where, read, total, pages, option, bound, empty=False):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime
 import time
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 
 #: per device type: the key of its item list in a snapshot, and what an item is called
 ITEMS = {"ts_analyzer": ("inputs", "input"), "fm_monitor": ("tuners", "tuner")}

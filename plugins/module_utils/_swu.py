@@ -17,6 +17,8 @@ import os
 import re
 import uuid
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import BundleError
+
 HEADER = 110
 MAGICS = (b"070701", b"070702")
 DESCRIPTION = "sw-description"
@@ -24,10 +26,6 @@ MAX_DESCRIPTION = 1024 * 1024
 VERSION_RE = re.compile(rb'\bversion\s*=\s*"([^"]+)"')
 TARGET_RE = re.compile(rb'\bhardware-compatibility\s*[:=]\s*\[([^\]]*)\]')
 STRING_RE = re.compile(rb'"([^"]*)"')
-
-
-class BundleError(ValueError):
-    """The file is not a bundle whose version can be read; the message says why."""
 
 
 def read_description(path):

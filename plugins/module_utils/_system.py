@@ -13,9 +13,18 @@ import os
 import time
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _swu as swu
-from ansible_collections.broadcast.monitoring.plugins.module_utils._client import DEVICE, REFUSED, UNREACHABLE, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Conflict, InputError, reconcile_settings, strip_unset
-from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import LABEL_RE, Checker, quoted
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
+    DEVICE,
+    REFUSED,
+    UNREACHABLE,
+    BundleError,
+    Conflict,
+    DeviceError,
+    InputError,
+    quoted,
+)
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile_settings, strip_unset
+from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import LABEL_RE, Checker
 
 POLL = 0.25
 
@@ -378,7 +387,7 @@ def read_bundles(params):
                 continue
             try:
                 readable.append(dict(swu.read_description(full), path=full))
-            except (OSError, swu.BundleError) as err:
+            except (OSError, BundleError) as err:
                 unreadable.append(str(err))
         if not readable:
             raise InputError(["path: the folder %s holds no readable .swu bundle%s" % (
@@ -386,7 +395,7 @@ def read_bundles(params):
         return readable
     try:
         bundle = dict(swu.read_description(path), path=path)
-    except (OSError, swu.BundleError) as err:
+    except (OSError, BundleError) as err:
         raise InputError(["path: %s" % err]) from None
     if params["version"] and bundle["version"] != params["version"]:
         raise InputError(["version: the bundle %s carries version %s, not %s" % (path, bundle["version"],

@@ -35,6 +35,12 @@ import sys
 import time
 from urllib.parse import urlencode, urlsplit
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
+    AnswerTooLarge,
+    TransportError,
+    UndecodableAnswer,
+)
+
 USER_AGENT = "broadcast.monitoring"
 CHUNK = 64 * 1024
 MIB = 1024 * 1024
@@ -56,31 +62,6 @@ CONNECT_TIMEOUT = "connect_timeout"
 READ_TIMEOUT = "read_timeout"
 CONNECTION = "connection"
 
-
-class TransportError(Exception):
-    """No (complete) HTTP answer. ``kind`` is one of TLS_VERIFY, TLS, CONNECT_TIMEOUT, READ_TIMEOUT,
-    CONNECTION; the text never holds the URL (its query may carry a one-time token)."""
-
-    def __init__(self, kind, reason, why=None):
-        super().__init__(reason)
-        self.kind = kind
-        self.why = why  # with TLS_VERIFY: one of CERT_WHY's values, or None
-
-
-class AnswerTooLarge(Exception):
-    """An answer larger than ``limit`` bytes: ``size`` is what its Content-Length announced
-    (``announced``) or what had come when reading stopped."""
-
-    def __init__(self, size, limit, announced):
-        super().__init__("the answer is larger than %d bytes" % limit)
-        self.size = size
-        self.limit = limit
-        self.announced = announced
-
-
-class UnreadableAnswer(ValueError):
-    """An answer that cannot be read as what was asked for (not JSON, nested too deep, an
-    unknown charset); the text says why, without the URL."""
 
 
 class Deadline:
@@ -173,19 +154,19 @@ class Response:
         try:
             codecs.lookup(charset)
         except LookupError:
-            raise UnreadableAnswer("its charset %r is not one Python knows" % charset[:40]) from None
+            raise UndecodableAnswer("its charset %r is not one Python knows" % charset[:40]) from None
         return self.content.decode(charset, "replace")
 
     def json(self, object_hook=None):
-        """The body as JSON; UnreadableAnswer (a ValueError) when it is not, or when it is
+        """The body as JSON; UndecodableAnswer (a ValueError) when it is not, or when it is
         nested deeper than MAX_DEPTH."""
-        too_deep = UnreadableAnswer("its JSON is nested deeper than %d levels" % MAX_DEPTH)
+        too_deep = UndecodableAnswer("its JSON is nested deeper than %d levels" % MAX_DEPTH)
         try:
             body = jsonlib.loads(self.content.decode("utf-8"), object_hook=object_hook)
         except RecursionError:
             raise too_deep from None
         except ValueError as err:
-            raise UnreadableAnswer("it is not JSON (%s)" % _json_problem(err)) from None
+            raise UndecodableAnswer("it is not JSON (%s)" % _json_problem(err)) from None
         if _deeper_than(body, MAX_DEPTH):
             raise too_deep
         return body

@@ -9,33 +9,10 @@ from __future__ import annotations
 import ipaddress
 import re
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import masked, quoted
+
 #: one label of a DNS name
 LABEL_RE = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
-#: the scheme of a URL (``udp://``)
-SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-
-
-def masked(value):
-    """``value`` fit to repeat in a message: in a string, the user-info of a URL or address
-    (``udp://bob:secret@239.1.1.1:1234``, ``bob:secret@host``) becomes ``***``; inside lists
-    and dictionaries too. Everything up to the last ``@`` is masked, so a password holding
-    ``@`` or ``/`` does not leak either."""
-    if isinstance(value, str):
-        at = value.rfind("@")
-        scheme = SCHEME_RE.match(value)
-        start = scheme.end() if scheme else 0
-        return value if at < start else value[:start] + "***" + value[at:]
-    if isinstance(value, (list, tuple)):
-        return type(value)(masked(item) for item in value)
-    if isinstance(value, dict):
-        return {key: masked(item) for key, item in value.items()}
-    return value
-
-
-def quoted(value):
-    """``value`` quoted for a message (repr), user-info masked. With ``masked`` (the same
-    unquoted), the one way a message of this collection repeats a value the user gave."""
-    return repr(masked(value))
 
 
 class Checker:

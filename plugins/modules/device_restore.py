@@ -114,7 +114,7 @@ unknown:
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _backup as backup
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
 ARGUMENT_SPEC = dict(

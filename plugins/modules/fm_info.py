@@ -223,7 +223,7 @@ requests:
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, quoted
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.info import (
     ALERTS_PAGES_MAX,
     INFO_MINIMAL,
@@ -232,7 +232,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.info impo
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import gather, select, subset_spec
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker, quoted
+from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
 
 ARGUMENT_SPEC = dict(
     gather_subset=subset_spec(),

@@ -143,7 +143,7 @@ requests:
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.actions import delete_stations, scan
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker

@@ -333,7 +333,7 @@ requests:
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import gather, select, subset_spec
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.info import (

@@ -27,7 +27,7 @@ import re
 
 import yaml
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import SCHEME_RE
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import SCHEME_RE
 
 ROLES = {"ts_analyzer": "ts_analyzer", "fm_monitor": "fm_monitor"}
 

@@ -19,14 +19,11 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils import _syste
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import resources as fm_resources
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import resources as ts_resources
 from ansible_collections.broadcast.monitoring.plugins.module_utils._connection import DEVICE_TYPE_SPEC
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError, check_config
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import check_config
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, PartError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import device_file, seconds_problems
 
 MODULES = "ansible_collections.broadcast.monitoring.plugins.modules."
-
-
-class PartError(ValueError):
-    """A declared part that cannot be applied (names the option, nothing was run)."""
 
 
 def _settings(device_type, with_reboot=False):

@@ -19,7 +19,7 @@ import pytest
 import requests
 import yaml
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_lock as device_lock
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_lock as device_lock, _errors as errors
 
 from tests.functional.analyzer import Api
 from tests.functional.tasks import task
@@ -263,7 +263,7 @@ def test_the_lock_file_is_per_device_and_the_default_wait_is_documented():
     path = device_lock.lock_file("x:1")
     assert os.stat(os.path.dirname(path)).st_mode & 0o777 == 0o700
     with device_lock.device_lock("x:1", 0, "one run"):  # 0: do not wait
-        with pytest.raises(device_lock.LockError, match=r"\(one run, process \d+\) .* device x:1 .* wait of 0 s"):
+        with pytest.raises(errors.LockError, match=r"\(one run, process \d+\) .* device x:1 .* wait of 0 s"):
             with device_lock.device_lock("x:1", 0, "another run"):
                 pass
     with device_lock.device_lock("x:1", 0, "a later run"):  # released when the holder is done

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import textwrap
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import _client as client_mod
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _client as client_mod, _errors as errors
 from ansible_collections.broadcast.monitoring.plugins.module_utils._controller import Lineage
 
 # The module: notes its lineage, says what gone() says, and again after each line on stdin.
@@ -64,8 +64,8 @@ def test_the_client_sends_no_write_once_the_controller_is_gone():
     client.lineage.parent = -1  # as if the parent had exited since the start
     try:
         client.post("/inputs", {"name": "x"})
-    except client_mod.DeviceError as err:
-        assert err.kind == client_mod.ABANDONED
+    except errors.DeviceError as err:
+        assert err.kind == errors.ABANDONED
         assert "POST /inputs not sent: this module's parent process (pid -1) has exited" in err.describe()
         assert "run the play again" in err.describe()
     else:

@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import _transport as transport
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _errors as errors, _transport as transport
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -150,7 +150,7 @@ def test_file_like_upload_is_sent_with_its_length(server):
 
 
 def test_no_answer_in_time_is_a_read_timeout(server):
-    with pytest.raises(transport.TransportError) as caught:
+    with pytest.raises(errors.TransportError) as caught:
         transport.Session().get(url(server, "/slow"), timeout=0.2)
     assert caught.value.kind == transport.READ_TIMEOUT
 
@@ -159,7 +159,7 @@ def test_an_answer_that_trickles_in_is_bounded_by_the_timeout_as_a_whole(server)
     """Every read gets a byte within 0.1 s, so a per-read timeout of 0.5 s never fires; the
     whole answer (2 s) must not outlast it."""
     started = time.monotonic()
-    with pytest.raises(transport.TransportError) as caught:
+    with pytest.raises(errors.TransportError) as caught:
         transport.Session().get(url(server, "/drip"), timeout=0.5)
     assert caught.value.kind == transport.READ_TIMEOUT
     assert time.monotonic() - started < 1.9  # a hang guard: the whole drip would take 2 s
@@ -174,7 +174,7 @@ def test_a_streamed_download_that_keeps_flowing_outlasts_the_timeout(server):
 
 def test_a_streamed_download_that_trickles_is_bounded_per_piece(server):
     response = transport.Session().request("GET", url(server, "/drip"), stream=True, timeout=0.5)
-    with pytest.raises(transport.TransportError) as caught:
+    with pytest.raises(errors.TransportError) as caught:
         b"".join(response.iter_content(1024 * 1024))
     assert caught.value.kind == transport.READ_TIMEOUT
 
@@ -188,7 +188,7 @@ def test_the_deadline_starts_again_for_each_request_on_a_kept_connection(server)
 
 
 def test_a_dropped_answer_is_a_connection_error_without_the_url(server):
-    with pytest.raises(transport.TransportError) as caught:
+    with pytest.raises(errors.TransportError) as caught:
         transport.Session().get(url(server, "/drop?token=secret-one-time"), timeout=5)
     assert caught.value.kind == transport.CONNECTION
     assert "secret" not in str(caught.value)
@@ -198,7 +198,7 @@ def test_refused_connection_is_a_connection_error():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # bound, never listening: connections are refused
-        with pytest.raises(transport.TransportError) as caught:
+        with pytest.raises(errors.TransportError) as caught:
             transport.Session().get("http://127.0.0.1:%d/api" % port, timeout=2)
     assert caught.value.kind == transport.CONNECTION
 
@@ -233,7 +233,7 @@ def tls_server(server, tmp_path):
 
 def test_tls_verification(tls_server):
     httpd, ca_file = tls_server
-    with pytest.raises(transport.TransportError) as caught:
+    with pytest.raises(errors.TransportError) as caught:
         transport.Session(verify=True).get(url(httpd, "/a", "https"), timeout=5)
     assert caught.value.kind == transport.TLS_VERIFY
     assert transport.Session(verify=ca_file).get(url(httpd, "/b", "https"), timeout=5).json() == {"path": "/b"}
@@ -254,6 +254,6 @@ def test_unusable_ca_certificates_are_a_tls_error(tls_server, tmp_path):
     httpd, unused = tls_server
     not_pem = tmp_path / "not-a-ca.pem"
     not_pem.write_text("not a certificate")
-    with pytest.raises(transport.TransportError) as caught:
+    with pytest.raises(errors.TransportError) as caught:
         transport.Session(verify=str(not_pem)).get(url(httpd, "/e", "https"), timeout=5)
     assert caught.value.kind == transport.TLS and "ca_path" in str(caught.value)

@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils._client import BUSY, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import BUSY, DeviceError, InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._files import download as download_file, file_sha256, regular_file
 
 

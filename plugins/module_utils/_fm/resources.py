@@ -10,11 +10,17 @@ from __future__ import annotations
 import copy
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils._client import BUSY, PERMISSION, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import (
-    Change,
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
+    BUSY,
+    PERMISSION,
+    DeviceError,
     InputError,
     PartialFailure,
+    ShapeError,
+    quoted,
+)
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import (
+    Change,
     Resource,
     apply,
     changed_leaves,
@@ -24,8 +30,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._engine impor
     reconcile,
     strip_unset,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import ShapeError
-from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker, quoted
+from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
 
 #: the module option whose values apply to every tuner
 ALL = "all_tuners"

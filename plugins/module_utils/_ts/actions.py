@@ -14,8 +14,12 @@ import os
 import time
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils._client import UNREACHABLE, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Conflict, InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
+    UNREACHABLE,
+    Conflict,
+    DeviceError,
+    InputError,
+)
 from ansible_collections.broadcast.monitoring.plugins.module_utils._files import (
     destination,
     device_name,

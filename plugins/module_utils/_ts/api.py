@@ -10,12 +10,8 @@ documented in tests/simulator/README.md; meeting a real device means changing th
 from __future__ import annotations
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._device_interface import post_network
-from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import (
-    Declared,
-    ShapeError,
-    list_or_empty,
-    where_of,
-)
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, list_or_empty, where_of
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import ShapeError
 
 LOGIN = ("/api/user/login", {})
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import datetime
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, quoted
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import paging_error
-from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker, quoted
+from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
 
 SUBSETS = ("system_status", "system_device", "inputs", "pids", "tables", "epg", "epg_parameters", "rf_metrics",
            "statistics", "statistics_archive", "cas", "alerts", "ip_alerts", "metric_ranges", "metrics", "snmp",

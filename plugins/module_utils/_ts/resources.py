@@ -6,13 +6,9 @@
 from __future__ import annotations
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import (
-    Conflict,
-    InputError,
-    Resource,
-    reconcile_read_back,
-)
-from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker, quoted
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Resource, reconcile_read_back
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import Conflict, InputError, quoted
+from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
 
 #: keys of an input written by POST /inputs/{id}; monitoring, SCTE-35 and thumbnails
 #: have their own endpoints

@@ -55,13 +55,13 @@ LOGGER = logging.getLogger(__name__)
 
 
 def _collection_code():
-    """The collection's device code: client, login, connection options and the device files.
-    The one place that names them (a later design moves module_utils). ansible-rulebook runs
+    """The collection's device code: its errors, login, connection options and the device files.
+    The one place that names them. ansible-rulebook runs
     this file with runpy and does not put the collections path on sys.path: when the import
     fails, the root this file lies under (<root>/ansible_collections/broadcast/monitoring/...)
     is added."""
     try:
-        from ansible_collections.broadcast.monitoring.plugins.module_utils import _client as client, _connection as connection
+        from ansible_collections.broadcast.monitoring.plugins.module_utils import _connection as connection, _errors as errors
         from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
         from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
     except ImportError:
@@ -72,13 +72,13 @@ def _collection_code():
         if os.path.basename(os.path.dirname(os.path.dirname(os.path.dirname(here)))) != "eda" or root in sys.path:
             raise
         sys.path.insert(0, root)
-        from ansible_collections.broadcast.monitoring.plugins.module_utils import _client as client, _connection as connection
+        from ansible_collections.broadcast.monitoring.plugins.module_utils import _connection as connection, _errors as errors
         from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
         from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
-    return client, connection, {"ts_analyzer": ts_device, "fm_monitor": fm_device}
+    return errors, connection, {"ts_analyzer": ts_device, "fm_monitor": fm_device}
 
 
-CLIENT, CONNECTION, DEVICE_FILES = _collection_code()
+ERRORS, CONNECTION, DEVICE_FILES = _collection_code()
 
 #: bounds of the polling interval (seconds)
 INTERVAL_RANGE = (1, 3600)
@@ -249,7 +249,7 @@ class DevicePoller:
         """{uptime, items: {id: item}, alerts: {object id: [record keys and records]}}."""
         answer = self.client.try_get(self.device.ALIVE, timeout=self.client.timeout)
         if answer is None:
-            raise CLIENT.DeviceError(CLIENT.UNREACHABLE, "GET %s: no answer" % self.device.ALIVE)
+            raise ERRORS.DeviceError(ERRORS.UNREACHABLE, "GET %s: no answer" % self.device.ALIVE)
         items = {item["id"]: item for item in _plain(self.device.snapshot_items(self.client))}
         return {"uptime": self.device.alive_uptime(answer), "items": items, "at": time.monotonic(),
                 "alerts": self.read_alerts(items) if self.alert_records else {}}
@@ -279,7 +279,7 @@ class DevicePoller:
         unless ``initial_state``: then what is already wrong)."""
         try:
             now = self.read()
-        except CLIENT.DeviceError as err:
+        except ERRORS.DeviceError as err:
             return self._failed(err)
         events = []
         first = self.state is None
@@ -299,7 +299,7 @@ class DevicePoller:
         return [self.masked(event) for event in events]
 
     def _failed(self, err):
-        unreachable = err.kind in (CLIENT.UNREACHABLE, CLIENT.BUSY)
+        unreachable = err.kind in (ERRORS.UNREACHABLE, ERRORS.BUSY)
         events = []
         if unreachable and self.reachable is not False:
             events.append(self.event("unreachable", CRITICAL, detail={"error": err.describe()}))

@@ -9,7 +9,7 @@ import yaml
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _backup as backup
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 

@@ -10,8 +10,9 @@ import json
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import _client as client_mod, _transport as transport
-from ansible_collections.broadcast.monitoring.plugins.module_utils._client import Client, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _errors as errors, _transport as transport
+from ansible_collections.broadcast.monitoring.plugins.module_utils._client import Client
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import DeviceError
 
 PASSWORD = "s3cret-pass"
 
@@ -98,13 +99,13 @@ def test_503_beyond_the_budget_fails_as_busy():
     client = make(script)
     with pytest.raises(DeviceError) as caught:
         client.get("/api/inputs")
-    assert caught.value.kind == client_mod.BUSY
+    assert caught.value.kind == errors.BUSY
     assert "Tuner 3 is busy" in caught.value.describe()
     assert sum(client.sleeps) <= client.busy_budget
 
 
 def test_connection_errors_retry_reads_but_never_writes():
-    refused = transport.TransportError(transport.CONNECTION, "ConnectionRefusedError")
+    refused = errors.TransportError(transport.CONNECTION, "ConnectionRefusedError")
     client = make([LOGIN_OK, ("GET", "/api/inputs", refused), ("GET", "/api/inputs", FakeResponse(200, []))])
     assert client.get("/api/inputs") == []
     assert client.sleeps == [0.5]
@@ -112,7 +113,7 @@ def test_connection_errors_retry_reads_but_never_writes():
     client = make([LOGIN_OK, ("POST", "/api/inputs", refused)])
     with pytest.raises(DeviceError) as caught:
         client.post("/api/inputs", {"name": "a"})
-    assert caught.value.kind == client_mod.UNREACHABLE
+    assert caught.value.kind == errors.UNREACHABLE
     assert caught.value.describe().startswith("POST /api/inputs: cannot connect to http://192.0.2.10")
     assert client.session.script == []  # the write was sent exactly once
 
@@ -124,7 +125,7 @@ def test_rejected_token_relogs_in_once_then_reports_permission():
                   token="old-token")
     with pytest.raises(DeviceError) as caught:
         client.get("/api/status")
-    assert caught.value.kind == client_mod.PERMISSION
+    assert caught.value.kind == errors.PERMISSION
     assert client.session.script == []  # exactly one re-login, no loop
 
 
@@ -133,7 +134,7 @@ def test_rejected_token_without_password_is_a_credentials_error():
                   password=None, token="given-token")
     with pytest.raises(DeviceError) as caught:
         client.get("/api/status")
-    assert caught.value.kind == client_mod.CREDENTIALS
+    assert caught.value.kind == errors.CREDENTIALS
     assert "given-token" not in caught.value.describe()
 
 
@@ -143,13 +144,13 @@ def test_wrong_password_is_a_credentials_error_without_the_password(status):
     with pytest.raises(DeviceError) as caught:
         client.get("/api/inputs")
     err = caught.value
-    assert err.kind == client_mod.CREDENTIALS
+    assert err.kind == errors.CREDENTIALS
     assert err.status == status and err.code == status and err.device_message == "Wrong credentials"
     assert PASSWORD not in err.describe() and PASSWORD not in repr(err.details())
 
 
-@pytest.mark.parametrize("status, kind", [(400, client_mod.REFUSED), (404, client_mod.NOT_FOUND),
-                                          (403, client_mod.PERMISSION), (500, client_mod.DEVICE)])
+@pytest.mark.parametrize("status, kind", [(400, errors.REFUSED), (404, errors.NOT_FOUND),
+                                          (403, errors.PERMISSION), (500, errors.DEVICE)])
 def test_error_statuses_map_to_kinds_with_device_code_and_message(status, kind):
     client = make([LOGIN_OK, ("POST", "/api/inputs/4", FakeResponse(status, {"code": 77, "message": "why"}))])
     with pytest.raises(DeviceError) as caught:
@@ -166,11 +167,11 @@ def test_tls_options_reach_the_session():
 
 
 def test_untrusted_certificate_says_how_to_fix_it():
-    refused = transport.TransportError(transport.TLS_VERIFY, "x", why=transport.CERT_UNKNOWN_CA)
+    refused = errors.TransportError(transport.TLS_VERIFY, "x", why=transport.CERT_UNKNOWN_CA)
     client = make([LOGIN_OK] + [("GET", "/api/inputs", refused)] * 3, protocol="https")
     with pytest.raises(DeviceError) as caught:
         client.get("/api/inputs")
-    assert caught.value.kind == client_mod.TLS
+    assert caught.value.kind == errors.TLS
     text = caught.value.describe()
     assert "the certificate of https://192.0.2.10 was refused: it is not signed by a CA" in text
     assert text.index("ca_path") < text.index("validate_certs=false")

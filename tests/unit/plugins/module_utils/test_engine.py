@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._client import REFUSED, UNREACHABLE, DeviceError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
+    REFUSED,
+    UNREACHABLE,
+    ConcurrentChange,
+    DeviceError,
+    InputError,
+    PartialFailure,
+)
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import (
     MERGE_ATTEMPTS,
     Change,
-    ConcurrentChange,
-    InputError,
-    PartialFailure,
     Resource,
     differences,
     merge,

@@ -7,14 +7,14 @@ import copy
 import pytest
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils._client import BUSY, PERMISSION, DeviceError
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import (
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
+    BUSY,
+    PERMISSION,
+    DeviceError,
     InputError,
     PartialFailure,
-    changed_leaves,
-    leaves,
-    nest,
 )
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import changed_leaves, leaves, nest
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.resources import (
     Schedules,
     Thresholds,

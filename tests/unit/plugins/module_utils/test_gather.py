@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import gather, select
 
 AVAILABLE = ["status", "inputs", "profiles", "log"]

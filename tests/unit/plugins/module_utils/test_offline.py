@@ -8,7 +8,8 @@ import yaml
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _backup as backup, _offline as offline
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError, reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.resources import Tuners, reconcile_tuners
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import Inputs, Profiles, snmp
 

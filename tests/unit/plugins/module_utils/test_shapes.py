@@ -11,12 +11,8 @@ import pytest
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _backup as backup, _gather as gather
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import (
-    SHAPE,
-    ShapeError,
-    answer_hook,
-    list_or_empty,
-)
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook, list_or_empty
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import SHAPE, ShapeError
 
 
 def answer(where, obj):

@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _snapshot as snapshot
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 
 
 def an_input(ident, name, **fields):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import InputError, reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.actions import destination
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.info import Reader, check_options
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import (

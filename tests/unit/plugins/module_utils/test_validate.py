@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._connection import check_connection
-from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker, masked, quoted
+from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import masked, quoted
 
 
 @pytest.mark.parametrize("value,shown", [

@@ -10,17 +10,17 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._device_state
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts import (
     PARTS,
     PURGED,
-    PartError,
     module_args,
     part_names,
-    plan,
     plain,
+    plan,
     planned_unused_profiles,
     purge_of,
     refused,
     role_names,
     warning_text,
 )
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import PartError
 
 # every part of either device type, purged or not (the options purge_of builds)
 KEEP = {"purge": dict.fromkeys(PURGED["ts_analyzer"] + PURGED["fm_monitor"], False), "reboot": False}
