@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 import json
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import check_document, offline_answers
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, shown
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook
 
@@ -63,7 +62,14 @@ def load(value, device):
             doc = json.loads(value)
         except ValueError as err:
             doc = _yaml(value, err)
-    return check_document(doc, device, OPTION)
+    return _backup().check_document(doc, device, OPTION)
+
+
+def _backup():
+    """_backup.py, imported only when a backup is read: it builds on both devices' files, which
+    every module imports this file would otherwise load at start-up."""
+    from ansible_collections.broadcast.monitoring.plugins.module_utils import _backup as backup
+    return backup
 
 
 def _yaml(text, json_error):
@@ -83,7 +89,7 @@ class Recorder:
     made them; ``rendered()`` gives them as the result shows them."""
 
     def __init__(self, doc, device, role="admin"):
-        self.answers, self.names = offline_answers(doc)
+        self.answers, self.names = _backup().offline_answers(doc)
         self.device = device
         self.role = role
         self.counts = {"login": 0, "read": 0, "write": 0}
