@@ -120,6 +120,13 @@ def test_the_cycle_check_finds_a_cycle():
     assert cycles({"a": ["b"], "b": []}) == []
 
 
+def test_module_utils_never_imports_plugin_utils():
+    """module_utils runs where the modules run; plugin_utils is controller code."""
+    found = {name: [n for n in imports_of(path) if n.startswith("plugin_utils")]
+             for name, path in source_files(("module_utils",)).items()}
+    assert {name: names for name, names in found.items() if names} == {}
+
+
 # -- one home for exceptions ------------------------------------------------------------------------
 def exception_classes(path):
     """The names of the classes ``path`` defines that derive from an exception (by name: a
