@@ -44,7 +44,6 @@ REDIRECT_HINT = ("the collection follows no redirect: check host, port and proto
                  " read the device (state=gathered) to see whether it was applied")
 
 
-
 class Client:
     """Talks JSON over HTTP(S) to one device.
 

@@ -26,8 +26,6 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._errors impor
 STATES = ("merged", "replaced", "overridden", "deleted", "gathered")
 
 
-
-
 def strip_unset(value):
     """Drop keys the user did not set (None), recursively: they are not compared."""
     if isinstance(value, dict):
@@ -106,8 +104,6 @@ class Change:
         if detail and self.action == "update" and isinstance(self.after, dict):
             out["differences"] = differences(self.before, self.after)
         return out
-
-
 
 
 def differences(before, after, path=()):

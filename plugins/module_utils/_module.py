@@ -47,7 +47,7 @@ def seconds_problems(argument_spec, params):
 
 
 def device_file(device_type):
-    """The shapes module (ts_device, fm_device) of a device type. Imported here, when needed,
+    """The API module (_ts.api, _fm.api) of a device type. Imported here, when needed,
     rather than at the top: a module of one device then never compiles the other's file
     (start-up time of every invocation)."""
     if device_type == "fm_monitor":
@@ -58,8 +58,8 @@ def device_file(device_type):
 
 
 class DeviceModule(AnsibleModule):
-    """AnsibleModule for one device type; ``device`` is its shapes module (ts_device,
-    fm_device), or None for modules of both devices, which take a ``device_type`` option.
+    """AnsibleModule for one device type; ``device`` is its API module (_ts.api,
+    _fm.api), or None for modules of both devices, which take a ``device_type`` option.
     ``reads_only``: the module never writes to the device (it takes no device lock)."""
 
     def __init__(self, argument_spec, device=None, required_one_of=None, reads_only=False, **kwargs):

@@ -14,7 +14,6 @@ import os
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import UNSAFE, DeviceError, ShapeError
 
 
-
 def paging_error(where, read, total, pages, option, bound, empty=False):
     """The DeviceError that ends a paged read of ``where`` whose device still claims more
     (``total``) than the ``read`` items: either page number ``pages`` was empty (its pages do

@@ -2,7 +2,7 @@
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What both devices have (network, time, logging, passwords, reboot, firmware), in one
-device-neutral shape. The device files (ts_device, fm_device) hold the paths and map
+device-neutral shape. The device files (_ts/api.py, _fm/api.py) hold the paths and map
 their shapes to these; this file holds the logic, the same for both."""
 
 from __future__ import annotations

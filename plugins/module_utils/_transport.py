@@ -63,7 +63,6 @@ READ_TIMEOUT = "read_timeout"
 CONNECTION = "connection"
 
 
-
 class Deadline:
     """When the request in progress on a connection must be complete (``time.monotonic``)."""
 

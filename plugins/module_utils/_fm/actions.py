@@ -2,7 +2,7 @@
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The FM monitor's actions: band scans and the station list (fm_station), downloads, clearing
-the alert log and the monitor output (fm_actions). Paths and shapes are fm_device's."""
+the alert log and the monitor output (fm_actions). Paths and shapes are api.py's."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What fm_info reads: one reader per subset. Paths and shapes are fm_device's."""
+"""What fm_info reads: one reader per subset. Paths and shapes are api.py's."""
 
 from __future__ import annotations
 
