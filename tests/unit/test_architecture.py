@@ -93,7 +93,7 @@ def device_modules():
 
 
 # -- a module loads only its own device ---------------------------------------------------------
-@pytest.mark.parametrize("module, device", device_modules(), ids=[m for m, _ in device_modules()])
+@pytest.mark.parametrize("module, device", device_modules(), ids=[module for module, _device in device_modules()])
 def test_a_device_module_loads_no_file_of_the_other_device(module, device):
     others = [folder for prefix, folder in DEVICE_FOLDERS.items() if prefix != device]
     loaded = module_utils_loaded(module)
