@@ -23,8 +23,8 @@ import sys
 import pytest
 import yaml
 
-from tests.simulator import swu
-from tests.simulator.fleet import running_fleet
+from bm_simulator import swu
+from bm_simulator.fleet import running_fleet
 
 from .conftest import ROOT, leak_watch
 

@@ -7,10 +7,10 @@ import time
 
 import requests
 
-from . import swu
-from .conftest import Api, ok
-from .fleet import running_fleet
-from .fm import ALERT_TYPES, DAYS
+from bm_simulator import swu
+from sim_api import Api, ok
+from bm_simulator.fleet import running_fleet
+from bm_simulator.fm import ALERT_TYPES, DAYS
 
 # -- helpers ----------------------------------------------------------------------------
 

@@ -16,10 +16,10 @@ import time
 import pytest
 import requests
 
-from . import swu
-from .conftest import Api, ok
-from .fleet import running_fleet
-from .ts import (
+from bm_simulator import swu
+from sim_api import Api, ok
+from bm_simulator.fleet import running_fleet
+from bm_simulator.ts import (
     ERROR_NAMES, ERROR_PID, IP_ERRORS, MAX_CATCHUP, PRIORITY_1, PRIORITY_2, PRIORITY_3, RANGES, TsAnalyzer, build_layout,
 )
 

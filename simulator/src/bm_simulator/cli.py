@@ -1,4 +1,11 @@
-"""python -m tests.simulator --ts N --fm M --inventory PATH [options]"""
+"""bm-simulator: simulated transport-stream analyzers and FM monitors on loopback addresses.
+
+    bm-simulator fleet --ts N --fm M --inventory PATH [options]   a fleet in factory state
+    bm-simulator bundle --version V --out FILE [--model M] [--tamper ...]   a test firmware bundle
+    bm-simulator show-bundle FILE   a bundle's version and target, and whether devices accept it
+
+Each command's --help lists its options.
+"""
 
 import argparse
 import asyncio
@@ -6,21 +13,35 @@ import logging
 import signal
 import sys
 
-from . import core
+from . import core, swu
 from .fleet import Fleet, loopback_addresses, port_is_bindable
 
 FALLBACK_PORT = 8080
 
 
-def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="python -m tests.simulator", description=__doc__)
+FLEET_HELP = """Start N analyzers and M FM monitors in factory state on consecutive loopback addresses
+from --address, all on --port; write an Ansible inventory of them to --inventory, print
+"ready: K devices" and serve until SIGINT or SIGTERM."""
+
+
+def add_fleet_arguments(parser):
     parser.add_argument("--ts", type=int, default=0, help="number of transport-stream analyzers")
     parser.add_argument("--fm", type=int, default=0, help="number of FM monitors")
+    add_serving_arguments(parser)
+    add_variant_arguments(parser)
+
+
+def add_serving_arguments(parser):
+    """Where the devices listen and where their inventory goes: every command that serves."""
     parser.add_argument("--inventory", required=True, help="where to write the Ansible YAML inventory")
     parser.add_argument("--address", default="127.0.10.1", help="first loopback address (default %(default)s)")
     parser.add_argument("--port", type=int, default=80, help="port on every address (default %(default)s)")
     parser.add_argument("--time-scale", type=float, default=1.0, help="multiplies every device delay")
     parser.add_argument("--state-dir", help="persist each device's state as JSON here")
+
+
+def add_variant_arguments(parser):
+    """The behaviours the interface documents leave open, and test conditions (faults, seed)."""
     parser.add_argument("--faults", help="fault rules: TARGET:KIND[,key=value...] separated by ';'")
     parser.add_argument("--seed", type=int, default=0, help="seed for simulated measurements and faults")
     parser.add_argument("--ts-upgrade", choices=("reboots", "pending"), default="reboots",
@@ -44,7 +65,26 @@ def parse_args(argv):
                         help="whether a device refuses a firmware bundle whose hardware-compatibility names other "
                              "models (the documents do not say): install any signed bundle, or check (default "
                              "%(default)s)")
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="bm-simulator", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    fleet = sub.add_parser("fleet", help="serve a fleet in factory state", description=FLEET_HELP)
+    add_fleet_arguments(fleet)
+    bundle = sub.add_parser("bundle", help="build a test firmware bundle (.swu)", description=swu.BUILD_HELP)
+    swu.add_build_arguments(bundle)
+    show = sub.add_parser("show-bundle", help="print a bundle's version and whether the devices accept it",
+                          description=swu.SHOW_HELP)
+    show.add_argument("path", help="the bundle file")
     args = parser.parse_args(argv)
+    if args.command == "fleet":
+        check_fleet_args(parser, args)
+    return args
+
+
+def check_fleet_args(parser, args):
     if args.ts < 0 or args.fm < 0 or args.ts + args.fm == 0:
         parser.error("--ts and --fm must be >= 0 and start at least one device")
     if args.time_scale <= 0:
@@ -53,7 +93,6 @@ def parse_args(argv):
         loopback_addresses(args.address, args.ts + args.fm)
     except ValueError as err:
         parser.error(str(err))
-    return args
 
 
 async def serve(args):
@@ -86,6 +125,10 @@ async def serve(args):
 def main(argv=None):
     logging.basicConfig(level=logging.WARNING, format="simulator: %(message)s")
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "bundle":
+        return swu.build_command(args)
+    if args.command == "show-bundle":
+        return swu.show_command(args.path)
     try:
         asyncio.run(serve(args))
     except ValueError as err:  # a bad --faults spec
