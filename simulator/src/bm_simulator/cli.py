@@ -1,6 +1,7 @@
 """bm-simulator: simulated transport-stream analyzers and FM monitors on loopback addresses.
 
     bm-simulator fleet --ts N --fm M --inventory PATH [options]   a fleet in factory state
+    bm-simulator twin BACKUP... --inventory PATH [options]   one twin per device_backup file
     bm-simulator bundle --version V --out FILE [--model M] [--tamper ...]   a test firmware bundle
     bm-simulator show-bundle FILE   a bundle's version and target, and whether devices accept it
 
@@ -13,7 +14,7 @@ import logging
 import signal
 import sys
 
-from . import core, swu
+from . import core, swu, twin
 from .fleet import Fleet, loopback_addresses, port_is_bindable
 
 FALLBACK_PORT = 8080
@@ -24,11 +25,36 @@ from --address, all on --port; write an Ansible inventory of them to --inventory
 "ready: K devices" and serve until SIGINT or SIGTERM."""
 
 
+TWIN_HELP = """Start one twin per device_backup file (formats broadcast.monitoring.backup/1 and /2): a
+simulated unit of the backup's device type, in the backed-up state (configuration, network
+identity, hostname, time and logging settings; model, serial number and firmware version), on
+consecutive loopback addresses from --address, all on --port. The inventory names each twin after
+its file (<host>.json gives host <host>), in the groups ts_analyzers and fm_monitors, so the
+unit's own group_vars and host_vars apply. Inputs receive their streams and enabled tuners on a
+frequency of the station list lock, except where the backup's snapshot saw no signal. Twins
+start with the factory passwords (admin/admin, user/user): backups hold no password. Prints
+"ready: K devices" and serves until SIGINT or SIGTERM."""
+
+
 def add_fleet_arguments(parser):
     parser.add_argument("--ts", type=int, default=0, help="number of transport-stream analyzers")
     parser.add_argument("--fm", type=int, default=0, help="number of FM monitors")
     add_serving_arguments(parser)
     add_variant_arguments(parser)
+    parser.add_argument("--fm-conf", choices=("complete", "partial"), default="complete",
+                        help="what an FM monitor's GET /conf carries (its structure is not shown): everything, or "
+                             "no log settings and no per-tuner hw_settings, thresholds and schedule, which are then "
+                             "set only through their own endpoints (default %(default)s)")
+
+
+def add_twin_arguments(parser):
+    parser.add_argument("backups", nargs="+", metavar="BACKUP",
+                        help="a device_backup file, <host>.json (one twin each, in this order)")
+    add_serving_arguments(parser)
+    add_variant_arguments(parser)
+    # A backup holds every field the unit gave, those no document names too: the unit keeps
+    # them, so its twin does (README, "Twins").
+    parser.set_defaults(unknown_fields="keep")
 
 
 def add_serving_arguments(parser):
@@ -57,10 +83,6 @@ def add_variant_arguments(parser):
                         help="how answers are shaped where the documents leave it open: as documented, with a field"
                              " no document names in every object, with every array in another order, without null"
                              " fields, or with the other field names of the notes (default %(default)s)")
-    parser.add_argument("--fm-conf", choices=("complete", "partial"), default="complete",
-                        help="what an FM monitor's GET /conf carries (its structure is not shown): everything, or "
-                             "no log settings and no per-tuner hw_settings, thresholds and schedule, which are then "
-                             "set only through their own endpoints (default %(default)s)")
     parser.add_argument("--bundle-target", choices=("ignored", "checked"), default="ignored",
                         help="whether a device refuses a firmware bundle whose hardware-compatibility names other "
                              "models (the documents do not say): install any signed bundle, or check (default "
@@ -73,6 +95,8 @@ def parse_args(argv):
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     fleet = sub.add_parser("fleet", help="serve a fleet in factory state", description=FLEET_HELP)
     add_fleet_arguments(fleet)
+    twins = sub.add_parser("twin", help="serve a twin of each backed-up device", description=TWIN_HELP)
+    add_twin_arguments(twins)
     bundle = sub.add_parser("bundle", help="build a test firmware bundle (.swu)", description=swu.BUILD_HELP)
     swu.add_build_arguments(bundle)
     show = sub.add_parser("show-bundle", help="print a bundle's version and whether the devices accept it",
@@ -81,7 +105,21 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if args.command == "fleet":
         check_fleet_args(parser, args)
+    if args.command == "twin":
+        check_twin_args(parser, args)
     return args
+
+
+def check_twin_args(parser, args):
+    if args.time_scale <= 0:
+        parser.error("--time-scale must be > 0")
+    try:
+        args.twins = [twin.read_backup(path) for path in args.backups]
+        loopback_addresses(args.address, len(args.twins))
+    except ValueError as err:
+        parser.error(str(err))
+    args.ts = args.fm = 0
+    args.fm_conf = "complete"
 
 
 def check_fleet_args(parser, args):
@@ -109,9 +147,13 @@ async def serve(args):
         state_dir=args.state_dir, faults=args.faults, seed=args.seed, ts_upgrade=args.ts_upgrade,
         ts_role_denied=args.ts_role_denied,
         unknown_fields=args.unknown_fields, fm_conf=args.fm_conf, shape=args.shape,
-        bundle_target=args.bundle_target,
+        bundle_target=args.bundle_target, twins=getattr(args, "twins", ()),
     )
-    await fleet.start()
+    try:
+        await fleet.start()
+    except ValueError:  # a backup a twin could not take
+        await fleet.stop()
+        raise
     fleet.write_inventory(args.inventory)
     print("ready: %d devices" % len(fleet.devices), flush=True)
     stopping = asyncio.Event()
@@ -131,7 +173,7 @@ def main(argv=None):
         return swu.show_command(args.path)
     try:
         asyncio.run(serve(args))
-    except ValueError as err:  # a bad --faults spec
+    except ValueError as err:  # a bad --faults spec, a backup a twin could not take
         print("simulator: %s" % err, file=sys.stderr)
         return 2
     return 0
