@@ -88,7 +88,7 @@ sanity: venv shellcheck
 	@mkdir -p $(dir $(GET_PIP))
 	@test -s $(GET_PIP) || cp tools/get_pip_offline.py $(GET_PIP)
 	rm -rf $(SANITY_ROOT) && mkdir -p $(SANITY_COPY)
-	tar -C $(CURDIR) --exclude=./$(VENV) --exclude=./$(BUILD) --exclude=./.git --exclude=./tests/output -cf - . \
+	tar -C $(CURDIR) --exclude=./$(VENV) --exclude=./$(BUILD) --exclude=./.git --exclude=./tests/output --exclude='*.egg-info' -cf - . \
 	  | tar -C $(SANITY_COPY) -xf -
 	cd $(SANITY_COPY) && $(CURDIR)/$(BIN)/ansible-test sanity --venv --python 3.11 --color no
 

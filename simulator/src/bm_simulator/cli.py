@@ -154,12 +154,12 @@ async def serve(args):
     except ValueError:  # a backup a twin could not take
         await fleet.stop()
         raise
-    fleet.write_inventory(args.inventory)
-    print("ready: %d devices" % len(fleet.devices), flush=True)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in (signal.SIGINT, signal.SIGTERM):  # before "ready": a caller may stop it at once
         loop.add_signal_handler(sig, stopping.set)
+    fleet.write_inventory(args.inventory)
+    print("ready: %d devices" % len(fleet.devices), flush=True)
     await stopping.wait()
     await fleet.stop()
 

@@ -232,6 +232,8 @@ class Device:
         #: keeps (a twin reports the unit's, twin.py); serial None: derived from the name or seed
         self.model = self.MODEL
         self.serial_number = None
+        #: a twin's unit's address (twin.py): the twin answers for it at its own address
+        self.stands_for = None
         self.name = name
         self.home_address = address  # stands in for the document's factory address
         self.address = address
@@ -628,6 +630,8 @@ class Device:
         if network.get("dhcp"):
             return self.home_address
         wanted = network.get("address", self.address)
+        if wanted == self.stands_for:
+            return self.address
         if is_loopback(wanted):
             return wanted
         LOG.warning("%s: configured address %s is not loopback; staying on %s", self.name, wanted, self.address)

@@ -121,8 +121,19 @@ async def configure(device, doc):
     device.save()
 
 
+def unit_address(doc):
+    """The unit's address as the backup saved it."""
+    if doc["device_type"] == "fm_monitor":
+        conf = doc["config"]["conf"] if doc["format"] == FORMAT_1 else doc["raw"]["conf"]
+        return (conf.get("network") or {}).get("address")
+    return (doc["system"].get("network") or {}).get("address")
+
+
 def set_world(device, doc):
-    """What reaches the twin from outside as it reached the unit (signals, stations on the air)."""
+    """What reaches the twin from outside as it reached the unit (signals, stations on the
+    air); and the unit's address, which the twin does not move to at a reboot (the unit of a
+    simulated site has a loopback address, which would move it)."""
+    device.stands_for = unit_address(doc)
     if device.kind == "ts_analyzer":
         _ts_signals(device, doc)
     else:
