@@ -9,11 +9,11 @@ import requests
 import yaml
 
 from bm_simulator import swu
-from sim_api import COMMAND_ENV, Api, command
 from bm_simulator.fleet import Fleet, loopback_addresses, running_fleet
 from bm_simulator.fm import FmMonitor
 from bm_simulator.ts import TsAnalyzer
 
+from sim_api import COMMAND_ENV, Api, command
 
 
 def wait_alive(api, up=True, limit=10.0):

@@ -8,11 +8,12 @@ import time
 import requests
 
 from bm_simulator import swu
-from sim_api import Api, ok
 from bm_simulator.fleet import running_fleet
 from bm_simulator.fm import ALERT_TYPES, DAYS
 
 # -- helpers ----------------------------------------------------------------------------
+
+from sim_api import Api, ok
 
 
 def wait_for(predicate, timeout=5.0, step=0.01):

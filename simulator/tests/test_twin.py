@@ -12,6 +12,7 @@ import yaml
 
 from bm_simulator import twin
 from bm_simulator.fleet import running_fleet
+
 from sim_api import COMMAND_ENV, Api, command, ok
 
 NETWORK = {"dhcp": False, "address": "10.1.2.3", "netmask": "255.255.255.0", "gateway": "10.1.2.1",
@@ -186,9 +187,8 @@ def test_twin_command_names_hosts_after_their_files(tmp_path):
 def test_a_twin_stays_at_its_own_address_when_it_reboots(tmp_path):
     """A unit of a simulated site has a loopback address in its backup; a reboot of its twin
     (into new firmware, after a network change...) keeps the twin where its inventory says."""
-    doc = dict(TS_FORMAT_1, system=dict(TS_FORMAT_1["system"], network=dict(NETWORK, address="127.0.0.9",
-                                                                              netmask="255.0.0.0",
-                                                                              gateway="127.0.0.1")))
+    network = dict(NETWORK, address="127.0.0.9", netmask="255.0.0.0", gateway="127.0.0.1")
+    doc = dict(TS_FORMAT_1, system=dict(TS_FORMAT_1["system"], network=network))
     with running_fleet(ts=0, fm=0, time_scale=0.01, twins=[twin.read_backup(write(tmp_path, "sim-unit", doc))]) as runner:
         device = runner.fleet.by_name("sim-unit")
         address = device.address
