@@ -51,8 +51,8 @@ def units():
         monitor.post("/tuner/3/station", {"station_id": monitor.get("/stations/all")[0]["station_id"]})
         # configure_fm's "192.0.2.10:1514" is an address the fm_monitor role refuses to declare
         monitor.post("/conf/log", {"level": "debug", "enable_rsyslog": True, "rsyslog_server": "192.0.2.10"})
-        lost = next(i["id"] for i in analyzer.get("/inputs") if i["name"] == "T2-MI")
-        runner.call(ts.lose_signal, lost)
+        ids = {i["name"]: i["id"] for i in analyzer.get("/inputs")}
+        runner.call(ts.lose_signal, ids["T2-MI"])
         runner.call(fm.lose_signal, 0)  # tuner 0 is enabled (state 1) and tuned on a station of the list
         yield runner
 
