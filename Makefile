@@ -13,7 +13,11 @@ LINKED      := $(COLLECTIONS)/ansible_collections/broadcast/monitoring
 SANITY_ROOT := $(HOME)/.cache/broadcast.monitoring/sanity-$(notdir $(CURDIR))
 SANITY_COPY := $(SANITY_ROOT)/ansible_collections/broadcast/monitoring
 GET_PIP     := $(HOME)/.ansible/test/cache/get_pip_24_2.py
-PYTEST      := PYTHONPATH=$(COLLECTIONS) ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS) $(BIN)/python -m pytest
+# The simulator (simulator/, the bm-simulator distribution) is installed editable in the venv;
+# SIMULATOR first on PYTHONPATH makes every suite, and every child process a test starts, run this
+# tree's copy even when the venv is shared between work trees.
+SIMULATOR   := $(CURDIR)/simulator/src
+PYTEST      := PYTHONPATH=$(COLLECTIONS):$(SIMULATOR) ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS) $(BIN)/python -m pytest
 
 INSTALLED   := $(abspath $(BUILD)/installed)
 
@@ -26,7 +30,12 @@ $(BIN)/.installed: requirements/dev.in requirements/constraints.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements/dev.in -c requirements/constraints.txt
 	touch $@
 
-venv: $(BIN)/.installed
+# The simulator as users install it (pip install ./simulator), editable: its command bm-simulator.
+$(BIN)/.installed-simulator: $(BIN)/.installed simulator/pyproject.toml
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ./simulator -c requirements/constraints.txt
+	touch $@
+
+venv: $(BIN)/.installed $(BIN)/.installed-simulator
 
 link:
 	@mkdir -p $(dir $(LINKED))
@@ -35,8 +44,9 @@ link:
 units: venv link
 	$(PYTEST) tests/unit
 
-simulator: venv link
-	$(PYTEST) tests/simulator
+# The simulator's own tests (its pyproject.toml puts simulator/src first on the path).
+simulator: venv
+	$(BIN)/python -m pytest simulator/tests
 
 functional: venv link
 	$(PYTEST) tests/functional
@@ -78,7 +88,7 @@ sanity: venv shellcheck
 	@mkdir -p $(dir $(GET_PIP))
 	@test -s $(GET_PIP) || cp tools/get_pip_offline.py $(GET_PIP)
 	rm -rf $(SANITY_ROOT) && mkdir -p $(SANITY_COPY)
-	tar -C $(CURDIR) --exclude=./$(VENV) --exclude=./$(BUILD) --exclude=./.git --exclude=./tests/output -cf - . \
+	tar -C $(CURDIR) --exclude=./$(VENV) --exclude=./$(BUILD) --exclude=./.git --exclude=./tests/output --exclude='*.egg-info' -cf - . \
 	  | tar -C $(SANITY_COPY) -xf -
 	cd $(SANITY_COPY) && $(CURDIR)/$(BIN)/ansible-test sanity --venv --python 3.11 --color no
 
@@ -105,7 +115,7 @@ BENCH_ARGS ?=
 bench: venv link
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements/bench.in \
 	  -c requirements/constraints.txt -c requirements/constraints-docs.txt -c requirements/constraints-bench.txt
-	$(BIN)/python -m tests.simulator.bench_latency
+	PYTHONPATH=$(SIMULATOR) $(BIN)/python -m tests.benchmarks.simulator_latency
 	$(BIN)/python -m tests.benchmarks $(BENCH_ARGS)
 
 clean:
@@ -208,7 +218,8 @@ galaxy-importer:
 # collections path below keep molecule from copying the collection into ~/.ansible.
 .PHONY: molecule
 molecule: venv link
-	PATH=$(CURDIR)/$(BIN):$$PATH ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS) ANSIBLE_NOCOLOR=1 $(BIN)/molecule test --all
+	PATH=$(CURDIR)/$(BIN):$$PATH PYTHONPATH=$(SIMULATOR) ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS) ANSIBLE_NOCOLOR=1 \
+	  $(BIN)/molecule test --all
 
 # --- Event-Driven Ansible (issue 34) -------------------------------------------------------
 # ansible-rulebook (pinned) in its own venv, since its dependencies need not agree with the main

@@ -44,7 +44,8 @@ playbook() {  # ansible-playbook against the simulator's hosts + the example gro
 }
 
 banner "1. Simulated fleet: 3 TS analyzers + 3 FM monitors on $ADDRESS.. port $PORT"
-"$BIN/python" -m tests.simulator --ts 3 --fm 3 --address "$ADDRESS" --port "$PORT" --time-scale 0.05 \
+# this tree's simulator (bm-simulator), whether or not the venv holds an installed copy
+PYTHONPATH="$ROOT/simulator/src" "$BIN/python" -m bm_simulator fleet --ts 3 --fm 3 --address "$ADDRESS" --port "$PORT" --time-scale 0.05 \
   --inventory "$WORK/inventory/hosts.yml" >"$WORK/sim.log" 2>&1 &
 SIM_PID=$!
 for _ in $(seq 1 100); do

@@ -33,9 +33,9 @@ import tarfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+sys.path[:0] = [ROOT, os.path.join(ROOT, "simulator", "src")]
 
-from tests.simulator.fleet import free_base_address, running_fleet  # noqa: E402  (after the path)
+from bm_simulator.fleet import free_base_address, running_fleet  # noqa: E402  (after the path)
 
 MATRIX = os.path.join(ROOT, "build", "matrix")
 COLLECTIONS = os.path.join(ROOT, "build", "collections")

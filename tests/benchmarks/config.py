@@ -34,7 +34,7 @@ STATES = {"disabled": 0, "enabled": 1, "sleep": 2}
 #: what the roles manage in this desired state, per group: the minimum requests per device of
 #: an idempotent run are one login and one read per resource type
 MANAGED = {"ts_analyzers": ("SNMP", "alert profiles", "inputs"), "fm_monitors": ("tuners", "thresholds", "schedules")}
-#: the simulator's factory password (tests/simulator/README.md); not a secret
+#: the simulator's factory password (simulator/README.md); not a secret
 FACTORY_PASSWORD = "admin"
 
 

@@ -49,7 +49,7 @@ def mitogen_strategy_dir():
 
 
 class Simulator:
-    """``python -m tests.simulator`` for one fleet, as a child process."""
+    """``bm-simulator fleet`` for one fleet, as a child process (this tree's simulator)."""
 
     def __init__(self, workdir, ts, fm):
         self.workdir, self.ts, self.fm = workdir, ts, fm
@@ -60,11 +60,13 @@ class Simulator:
         self.http = requests.Session()
 
     def start(self):
-        command = [sys.executable, "-m", "tests.simulator", "--ts", str(self.ts), "--fm", str(self.fm),
+        command = [sys.executable, "-m", "bm_simulator", "fleet", "--ts", str(self.ts), "--fm", str(self.fm),
                    "--inventory", self.inventory, "--address", FIRST_ADDRESS, "--port", str(self.port),
                    "--time-scale", str(TIME_SCALE)]
         self.log = open(os.path.join(self.workdir, "simulator.log"), "w", encoding="utf-8")
-        self.proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            filter(None, [os.path.join(ROOT, "simulator", "src"), os.environ.get("PYTHONPATH")])))
+        self.proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.proc.stdout.readline()
         if not line.startswith("ready:"):
             self.stop()

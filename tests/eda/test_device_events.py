@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.simulator.fleet import running_fleet
+from bm_simulator.fleet import running_fleet
 
 SOURCE = "ansible_collections.broadcast.monitoring.extensions.eda.plugins.event_source.device_events"
 PASSWORD = "Eda-S3cret-pw"  # not a factory password, so a leak of it is seen

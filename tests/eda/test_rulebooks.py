@@ -15,7 +15,7 @@ import time
 import pytest
 import yaml
 
-from tests.simulator.fleet import running_fleet
+from bm_simulator.fleet import running_fleet
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EDA_BIN = os.environ.get("BM_EDA_BIN", os.path.join(ROOT, "build", "eda-venv", "bin"))

@@ -15,7 +15,7 @@ import sys
 import pytest
 import yaml
 
-from tests.simulator.fleet import running_fleet
+from bm_simulator.fleet import running_fleet
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -41,8 +41,8 @@ import yaml
 from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from tests.simulator import swu
-from tests.simulator.fleet import running_fleet
+from bm_simulator import swu
+from bm_simulator.fleet import running_fleet
 from tests.functional.conftest import ROOT
 
 AWX = os.path.join(ROOT, "extensions", "awx")

@@ -3,7 +3,7 @@
 import pytest
 import requests
 
-from tests.simulator import swu
+from bm_simulator import swu
 
 from .conftest import EXAMPLE_VARS, connection, module_examples
 from .tasks import ok, task, write_log

@@ -1,6 +1,6 @@
 """device_snapshot (issue 23): what a device is doing, recorded over real HTTP with the user
 role, and the comparison with an earlier snapshot: an input whose stream stops, or a tuner
-whose signal is lost (the simulator's lost signals, tests/simulator/README.md "Signals"), is a
+whose signal is lost (the simulator's lost signals, simulator/README.md "Signals"), is a
 regression that names it; a recovered one is not; nothing is written, in check mode or not."""
 
 import threading
@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from tests.simulator import swu
-from tests.simulator.ts import PRIORITY_1
+from bm_simulator import swu
+from bm_simulator.ts import PRIORITY_1
 
 from .analyzer import Api
 from .conftest import EXAMPLE_VARS, connection, module_examples

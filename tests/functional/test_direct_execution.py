@@ -17,7 +17,7 @@ import yaml
 from tests.functional.analyzer import Api
 from tests.functional.conftest import EXAMPLE_VARS, Play, ansible_playbook, connection, module_examples
 from tests.reliability import test_bad_input as bad_input
-from tests.simulator.fleet import running_fleet
+from bm_simulator.fleet import running_fleet
 
 OFF = {"BROADCAST_MONITORING_DIRECT_EXECUTION": "false"}
 MODES = {"direct": {}, "module": OFF}

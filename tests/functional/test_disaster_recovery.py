@@ -15,7 +15,7 @@ import time
 import pytest
 import requests
 
-from tests.simulator.fleet import running_fleet
+from bm_simulator.fleet import running_fleet
 
 from .conftest import Play, connection
 

@@ -17,14 +17,15 @@ blocks, the test gives only what SUBSTITUTED and PROVIDED list.
 import glob
 import os
 import re
+import signal
 import subprocess
 import sys
 
 import pytest
 import yaml
 
-from tests.simulator import swu
-from tests.simulator.fleet import running_fleet
+from bm_simulator import swu
+from bm_simulator.fleet import running_fleet
 
 from .conftest import ROOT, leak_watch
 
@@ -138,6 +139,19 @@ def test_readme_and_guides_run_as_written(fleet, collections_path, tmp_path):
     base.update(PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"], ANSIBLE_NOCOLOR="1",
                 ANSIBLE_COLLECTIONS_PATH=collections_path)
     ran = []
+    try:
+        run_documents(fleet, workdir, base, ran)
+    finally:
+        stop_what_blocks_left_running(workdir)
+    assert ran, "no block was run"
+    # where the README says the outputs go: the directory ansible-playbook runs in
+    assert (workdir / "audit-report.json").is_file()
+    assert sorted(os.listdir(workdir / "backups")) == ["fm-tx-north.json", "history", "pre-upgrade", "ts-studio-a.json"]
+    # the rollout's backups before each upgrade, beside (never instead of) backup.yml's
+    assert {name.rsplit("-", 2)[0] for name in os.listdir(workdir / "backups" / "pre-upgrade")} == {"ts-studio-a"}
+
+
+def run_documents(fleet, workdir, base, ran):
     for document in DOCUMENTS:
         environment = dict(base)
         if document != "README.md":  # the guides go on in the shell the README set up (its read -rs)
@@ -156,9 +170,14 @@ def test_readme_and_guides_run_as_written(fleet, collections_path, tmp_path):
                 assert proc.returncode == 0, "%s failed as written:\n%s" % (where, output[-6000:])
                 assert "Unable to parse" not in output and "[WARNING]" not in output, "%s warns:\n%s" % (where, output)
                 ran.append(where)
-    assert ran, "no block was run"
-    # where the README says the outputs go: the directory ansible-playbook runs in
-    assert (workdir / "audit-report.json").is_file()
-    assert sorted(os.listdir(workdir / "backups")) == ["fm-tx-north.json", "history", "pre-upgrade", "ts-studio-a.json"]
-    # the rollout's backups before each upgrade, beside (never instead of) backup.yml's
-    assert {name.rsplit("-", 2)[0] for name in os.listdir(workdir / "backups" / "pre-upgrade")} == {"ts-studio-a"}
+
+
+def stop_what_blocks_left_running(workdir):
+    """A block that starts a process in the background (the twin guide's bm-simulator) writes
+    its pid to a .pid file, and the block that stops it removes the file; one left means the
+    test failed in between, and the process is stopped here."""
+    for path in workdir.glob("*.pid"):
+        try:
+            os.kill(int(path.read_text().strip()), signal.SIGTERM)
+        except (ValueError, ProcessLookupError):
+            pass

@@ -7,7 +7,7 @@ firmware would answer (its stored objects gain the field)."""
 
 import pytest
 
-from tests.simulator.fleet import running_fleet
+from bm_simulator.fleet import running_fleet
 
 from .conftest import Play, connection
 

@@ -5,7 +5,7 @@ import threading
 import pytest
 import requests
 
-from tests.simulator.fleet import running_fleet
+from bm_simulator.fleet import running_fleet
 
 from .conftest import EXAMPLE_VARS, Play, module_examples
 from .fm_common import stations, tuners

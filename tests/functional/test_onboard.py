@@ -13,7 +13,7 @@ import pytest
 import requests
 import yaml
 
-from tests.simulator.fleet import running_fleet
+from bm_simulator.fleet import running_fleet
 
 from .conftest import EXAMPLE_VARS, ROOT, ansible_playbook, module_examples, recap
 

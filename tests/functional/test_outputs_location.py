@@ -9,8 +9,8 @@ import subprocess
 import sys
 
 import pytest
-from tests.simulator import swu
-from tests.simulator.fleet import running_fleet
+from bm_simulator import swu
+from bm_simulator.fleet import running_fleet
 
 from .conftest import ROOT, ansible_playbook
 

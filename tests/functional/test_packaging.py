@@ -79,12 +79,24 @@ def all_members(tmp_path):
 
 def test_test_only_files_stay_out_of_the_tarball_and_what_galaxy_asks_for_is_in(tmp_path):
     members = all_members(tmp_path)
-    for test_only in ("tests/benchmarks", "tests/reliability", "tests/matrix", "tests/simulator/README.md"):
+    for test_only in ("tests/benchmarks", "tests/reliability", "tests/matrix", "simulator"):
         assert os.path.exists(os.path.join(ROOT, test_only)), test_only  # what is left out exists
         assert not [m for m in members if m == test_only or m.startswith(test_only + "/")], test_only
     for wanted in ("README.md", "LICENSE", "CHANGELOG.rst", "CODE_OF_CONDUCT.md", "CONTRIBUTING.md", "MAINTAINERS",
                    "SECURITY.md", "meta/runtime.yml", "plugins/filter/snapshot_compare.py"):
         assert wanted in members, wanted
+
+
+def test_the_simulator_distribution_has_the_collections_version():
+    """simulator/pyproject.toml's version follows galaxy.yml's (issue 33: "Its version follows the
+    collection's"); a release bumps both."""
+    import tomllib  # Python 3.11+: the controller's Python here
+
+    with open(os.path.join(ROOT, "simulator", "pyproject.toml"), "rb") as handle:
+        project = tomllib.load(handle)["project"]
+    assert project["name"] == "broadcast-monitoring-simulator"
+    assert project["version"] == galaxy()["version"]
+    assert project["scripts"] == {"bm-simulator": "bm_simulator.cli:main"}
 
 
 def test_galaxy_renders_the_readme_with_links_that_work_there():

@@ -10,9 +10,9 @@ import pytest
 import requests
 import yaml
 
-from tests.simulator import swu
-from tests.simulator.fleet import running_fleet
-from tests.simulator.ts import PRIORITY_1
+from bm_simulator import swu
+from bm_simulator.fleet import running_fleet
+from bm_simulator.ts import PRIORITY_1
 
 from .analyzer import Api
 from .conftest import run_playbook

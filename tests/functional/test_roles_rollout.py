@@ -9,9 +9,9 @@ import time
 import pytest
 import requests
 
-from tests.simulator import swu
-from tests.simulator.fleet import running_fleet
-from tests.simulator.ts import PRIORITY_1
+from bm_simulator import swu
+from bm_simulator.fleet import running_fleet
+from bm_simulator.ts import PRIORITY_1
 
 from .conftest import ROOT, run_playbook
 

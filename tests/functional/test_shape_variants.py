@@ -1,5 +1,5 @@
 """Issue 19: the collection against the same devices shaped as another firmware might shape
-them (the simulator's ``shape`` variants, tests/simulator/README.md): ``extra`` (a field no
+them (the simulator's ``shape`` variants, simulator/README.md): ``extra`` (a field no
 document names in every object, taken back in writes), ``reordered`` (every list answer in
 another order), ``sparse`` (null fields left out) and ``aliases`` (the other field names of the
 notes). Every writing module runs through device_state with the example inventory's
@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from tests.simulator.fleet import running_fleet
+from bm_simulator.fleet import running_fleet
 
 from .conftest import Play, connection, example_state
 from .tasks import writes

@@ -1,6 +1,6 @@
 """ts_alert_profile end to end: ansible-playbook against a simulated analyzer."""
 
-from tests.simulator.ts import ERROR_NAMES, PRIORITY_1
+from bm_simulator.ts import ERROR_NAMES, PRIORITY_1
 
 from .analyzer import Api
 from .tasks import checked, clear_log, task, writes

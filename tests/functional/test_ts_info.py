@@ -120,7 +120,7 @@ def test_bad_options_fail_clearly(play, sim, ts):
 @pytest.fixture(params=[403, 401], ids=["role-denied-403", "role-denied-401"])
 def role_denied(request, sim, ts):
     """The analyzer's document gives no status for a user token on an admin route; the
-    simulator offers both plausible ones (tests/simulator/README.md)."""
+    simulator offers both plausible ones (simulator/README.md)."""
     sim.call(setattr, ts, "role_denied_status", request.param)
     yield request.param
     sim.call(setattr, ts, "role_denied_status", 403)

@@ -252,7 +252,7 @@ def test_profile_ids_that_do_not_cover_the_inputs_are_not_trusted(play, sim, ts)
 def _twice(device):
     """Inputs the way two runs at once leave them: 'Mux 1' twice (id 2 as MUX declares it),
     'Other' twice; made through the analyzer's own API, which allows duplicate names
-    (tests/simulator/README.md, POST /inputs)."""
+    (simulator/README.md, POST /inputs)."""
     api = Api(device)
     plain = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000}}}
     declared = {"eth": {"stream_protocol": 0, "multicast": dict(plain["eth"]["multicast"], source_address="10.0.0.7")}}

@@ -8,7 +8,7 @@ import pytest
 
 from tests.functional.conftest import LEAK_WATCH, Play, collections_dir
 from tests.reliability import figures
-from tests.simulator.fleet import running_fleet
+from bm_simulator.fleet import running_fleet
 
 
 @pytest.fixture(scope="session")

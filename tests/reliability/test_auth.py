@@ -12,7 +12,7 @@ SECTION = "auth"
 MUX = {"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}}}
 
 #: Writes the user role may not make, per device: (module, options). Each needs the admin role
-#: on the device (tests/simulator: endpoints marked role="admin", from the interface documents).
+#: on the device (simulator/: endpoints marked role="admin", from the interface documents).
 USER_WRITES = {
     "ts_analyzer": [
         ("ts_input", {"config": [MUX]}),
@@ -44,7 +44,7 @@ def landed_writes(sim, device):
 
 
 # The analyzer's document gives no status for a user token on an admin route: the simulator
-# offers 403 and 401 (tests/simulator/README.md); the FM document says 401.
+# offers 403 and 401 (simulator/README.md); the FM document says 401.
 @pytest.mark.parametrize("name, role_denied", [("ts-001", 403), ("ts-001", 401), ("fm-001", 401)])
 def test_the_user_role_on_every_writing_module_gets_the_admin_role_error(play, sim, name, role_denied):
     device = sim.fleet.by_name(name)

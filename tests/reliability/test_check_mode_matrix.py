@@ -23,7 +23,7 @@ import pytest
 from tests.reliability import figures
 from tests.functional.conftest import connection
 from tests.reliability.inprocess import CONTROLLER_KEYS, run_module
-from tests.simulator import swu
+from bm_simulator import swu
 
 SECTION = "check_mode"
 COVERED = set()

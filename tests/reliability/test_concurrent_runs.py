@@ -2,7 +2,7 @@
 and 3; issue 29, item 5): two ansible-playbook processes at once, and kill -9 of
 ansible-playbook mid-run.
 
-The simulator's latency fault (tests/simulator/README.md, "Faults": the device acts after
+The simulator's latency fault (simulator/README.md, "Faults": the device acts after
 the delay) holds writes back long enough that, without the device lock
 (plugins/module_utils/_device_lock.py), the second run reads before the first run's write
 acts. With the lock, runs from one controller that write to one device take turns; one run

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from tests.reliability import figures
 from tests.functional.conftest import connection
 from tests.reliability.inprocess import run_module
-from tests.simulator import ts as ts_sim
+from bm_simulator import ts as ts_sim
 
 EXAMPLES = 200
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,

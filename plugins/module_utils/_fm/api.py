@@ -4,7 +4,7 @@
 """Every path and response shape of the FM monitoring receiver that modules use.
 
 Where the interface document says "not shown", the shapes here are the ones chosen and
-documented in tests/simulator/README.md; meeting a real device means changing this file.
+documented in simulator/README.md; meeting a real device means changing this file.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ LOGIN = ("/api/login", {"keep_logged_in": True})
 
 # -- FM monitoring: tuners, thresholds, schedules, stations, alerts (fm_* modules) -------
 # Paths, limits and pure conversions between the device's JSON and the modules' shapes.
-# "Chosen" marks a value the document leaves open (tests/simulator/README.md). The system
+# "Chosen" marks a value the document leaves open (simulator/README.md). The system
 # section below defines STATUS, NETWORK, DATETIME and LOG_SETTINGS, which fm_info reads too.
 
 TUNERS = "/api/tuners/all"

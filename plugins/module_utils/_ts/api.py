@@ -4,7 +4,7 @@
 """Every path and response shape of the transport-stream analyzer that modules use.
 
 Where the interface document says "not shown", the shapes here are the ones chosen and
-documented in tests/simulator/README.md; meeting a real device means changing this file.
+documented in simulator/README.md; meeting a real device means changing this file.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ PROFILE = "/api/profiles/%d"
 
 ASI_PORTS = (1, 2)
 INT32 = 2 ** 31 - 1
-#: upper bounds the document leaves open (chosen shapes: tests/simulator/README.md)
+#: upper bounds the document leaves open (chosen shapes: simulator/README.md)
 NAME_MAX = 64
 T2MI_MAX = {"stream_id": INT32, "service_id": 65535, "pid": 8191, "plp_id": 255}
 RF_MAX = {"mode": INT32, "frequency": INT32, "bandwidth": INT32, "plp_id": 255}
@@ -583,7 +583,7 @@ READ_SHAPES = (
 
 # -- operational snapshot (device_snapshot) ---------------------------------------------
 #: the input ``state`` of an input that receives its stream (chosen shapes: ``ok``,
-#: ``no_signal``, ``paused``; tests/simulator/README.md)
+#: ``no_signal``, ``paused``; simulator/README.md)
 RECEIVING_STATE = "ok"
 
 

@@ -4,7 +4,7 @@ is refused unless allowed)."""
 import pytest
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _swu as swu
-from tests.simulator import swu as builder
+from bm_simulator import swu as builder
 
 
 @pytest.mark.parametrize("model, target", [

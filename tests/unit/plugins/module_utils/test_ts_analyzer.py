@@ -41,7 +41,7 @@ class FakeClient:
 
 
 def raw_profile(profile_id, name, **changed):
-    # The factory entries as the device lists them (tests/simulator/test_module_agreement.py checks
+    # The factory entries as the device lists them (tests/unit/test_simulator_agreement.py checks
     # that the module's factory entries are the simulator's, which follows the document).
     entries = [dict(dev.factory_entry(n), error_name=n, **changed.get(n, {})) for n in dev.ERROR_NAMES]
     return {"id": profile_id, "name": name, "entries": entries}

@@ -755,13 +755,14 @@ class TsAnalyzer(Device):
 
     def _has_signal(self, inp):
         """No signal where nothing can arrive: a unicast listen address that is not this
-        unit's, or an RF input tuned to frequency 0; or where the stream stopped arriving
-        (a lost signal, ``lose_signal``)."""
+        unit's (the address it answers at, or the one its network settings give it, which a
+        unit configured off loopback reports but does not move to), or an RF input tuned to
+        frequency 0; or where the stream stopped arriving (a lost signal, ``lose_signal``)."""
         if self._lost(inp):
             return False
         config = inp["config"]
         unicast = config.get("eth", {}).get("unicast")
-        if unicast and unicast["listen_address"] not in ("0.0.0.0", self.address):
+        if unicast and unicast["listen_address"] not in ("0.0.0.0", self.address, self.state["network"]["address"]):
             return False
         return not ("rf" in config and config["rf"]["frequency"] == 0)
 
@@ -1830,8 +1831,8 @@ class TsAnalyzer(Device):
         }
 
     def _device_identity(self):
-        return {"serial_number": "TSA%09d" % (zlib.crc32(self.name.encode()) % 10 ** 9),
-                "firmware_version": self.state["firmware_version"], "model": MODEL}
+        serial = self.serial_number or "TSA%09d" % (zlib.crc32(self.name.encode()) % 10 ** 9)
+        return {"serial_number": serial, "firmware_version": self.state["firmware_version"], "model": self.model}
 
     @endpoint("GET", "/system/device", kind="read")
     async def system_device(self, call):

@@ -228,6 +228,12 @@ class Device:
             raise ValueError("%s: upgrade behaviour %r is not one of %s"
                              % (name, upgrade, ", ".join(self.UPGRADE_BEHAVIOURS)))
         self.upgrade = upgrade
+        #: the model and serial number the device reports: its hardware, which a factory reset
+        #: keeps (a twin reports the unit's, twin.py); serial None: derived from the name or seed
+        self.model = self.MODEL
+        self.serial_number = None
+        #: a twin's unit's address (twin.py): the twin answers for it at its own address
+        self.stands_for = None
         self.name = name
         self.home_address = address  # stands in for the document's factory address
         self.address = address
@@ -624,6 +630,8 @@ class Device:
         if network.get("dhcp"):
             return self.home_address
         wanted = network.get("address", self.address)
+        if wanted == self.stands_for:
+            return self.address
         if is_loopback(wanted):
             return wanted
         LOG.warning("%s: configured address %s is not loopback; staying on %s", self.name, wanted, self.address)
@@ -723,7 +731,7 @@ class Device:
         if blob is None:
             raise ApiError(400, "multipart field file is missing")
         try:
-            version = swu.verify(bytes(blob), self.MODEL if self.bundle_target == "checked" else None)
+            version = swu.verify(bytes(blob), self.model if self.bundle_target == "checked" else None)
         except swu.BundleError as err:
             self.log("error", "firmware refused: %s" % err, pid="swupdate")
             raise ApiError(400, "Firmware package rejected: %s" % err) from None

@@ -11,6 +11,7 @@ import threading
 import yaml
 
 from . import faults as faultspec
+from . import twin as twins_of_backups
 from .core import is_loopback
 from .fm import FmMonitor
 from .ts import TsAnalyzer
@@ -48,21 +49,42 @@ def port_is_bindable(address, port):
 class Fleet:
     def __init__(self, ts=0, fm=0, address="127.0.10.1", port=80, time_scale=1.0, state_dir=None, faults=None, seed=0,
                  ts_upgrade=None, ts_role_denied=403, unknown_fields="refuse", fm_conf="complete", shape="documented",
-                 bundle_target="ignored"):
-        addresses = loopback_addresses(address, ts + fm)
+                 bundle_target="ignored", twins=()):
+        """``ts`` analyzers and ``fm`` monitors in factory state (names ts-001..., fm-001...),
+        then one twin per ``(host, backup document)`` of ``twins`` (twin.py), named ``host``."""
+        twins = list(twins)
+        addresses = loopback_addresses(address, ts + fm + len(twins))
         if state_dir:
             os.makedirs(state_dir, exist_ok=True)
         self.devices = []
+        #: device name -> the backup document of each twin; those of _configure are configured
+        #: from it at start (the others resume from --state-dir)
+        self.twins = {}
+        self._configure = []
         kinds = ["ts_analyzer"] * ts + ["fm_monitor"] * fm
         counters = {"ts_analyzer": 0, "fm_monitor": 0}
-        for kind, addr in zip(kinds, addresses):
+        names = []
+        for kind in kinds:
             counters[kind] += 1
-            name = "%s-%03d" % (PREFIX[kind], counters[kind])
+            names.append("%s-%03d" % (PREFIX[kind], counters[kind]))
+        docs = [None] * len(kinds) + [doc for _host, doc in twins]
+        kinds += [doc["device_type"] for _host, doc in twins]
+        names += [host for host, _doc in twins]
+        if len(set(names)) != len(names):
+            raise ValueError("two devices named %s" % ", ".join(sorted({n for n in names if names.count(n) > 1})))
+        for kind, name, addr, doc in zip(kinds, names, addresses, docs):
+            # a twin kept in --state-dir resumes where it was; a new one starts from its backup
+            resumed = bool(state_dir) and os.path.exists(os.path.join(state_dir, "%s.json" % name))
             options = ({"role_denied": ts_role_denied, "upgrade": ts_upgrade} if kind == "ts_analyzer"
-                       else {"conf": fm_conf})
+                       else {"conf": twins_of_backups.fm_conf_scope(doc) if doc else fm_conf})
             device = MODELS[kind](name, addr, port, time_scale=time_scale, state_dir=state_dir,
                                   seed=seed + len(self.devices), unknown_fields=unknown_fields, shape=shape,
                                   bundle_target=bundle_target, **options)
+            if doc is not None:
+                twins_of_backups.adopt_hardware(device, doc)
+                self.twins[name] = doc
+                if not resumed:
+                    self._configure.append(name)
             self.devices.append(device)
         for target, spec in faultspec.parse_cli(faults):
             for device in self.devices:
@@ -77,6 +99,10 @@ class Fleet:
 
     async def start(self):
         await asyncio.gather(*(device.start() for device in self.devices))
+        await asyncio.gather(*(twins_of_backups.configure(self.by_name(name), self.twins[name])
+                               for name in self._configure))
+        for name, doc in self.twins.items():
+            twins_of_backups.set_world(self.by_name(name), doc)
 
     async def stop(self):
         await asyncio.gather(*(device.stop() for device in self.devices), return_exceptions=True)

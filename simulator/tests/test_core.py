@@ -1,22 +1,19 @@
 """What both simulated devices share: CLI, faults, reboot, persistence, firmware, request log."""
 
-import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 import requests
 import yaml
 
-from . import swu
-from .conftest import Api
-from .fleet import Fleet, loopback_addresses, running_fleet
-from .fm import FmMonitor
-from .ts import TsAnalyzer
+from bm_simulator import swu
+from bm_simulator.fleet import Fleet, loopback_addresses, running_fleet
+from bm_simulator.fm import FmMonitor
+from bm_simulator.ts import TsAnalyzer
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from sim_api import COMMAND_ENV, Api, command
 
 
 def wait_alive(api, up=True, limit=10.0):
@@ -38,8 +35,8 @@ def wait_alive(api, up=True, limit=10.0):
 def start_cli(tmp_path, *args):
     inventory = tmp_path / "inv.yml"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.simulator", "--inventory", str(inventory), *args],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        command("fleet", "--inventory", str(inventory), *args),
+        env=COMMAND_ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     return proc, inventory
 
@@ -348,11 +345,11 @@ def test_swu_tool_builds_bundles_and_reads_their_version(tmp_path):
     is `sw-description` carrying the `version`, optionally followed by `sw-description.sig`."""
     good, bad = tmp_path / "good.swu", tmp_path / "bad.swu"
     for path, extra in ((good, []), (bad, ["--tamper"])):
-        subprocess.run([sys.executable, "-m", "tests.simulator.swu", "build", "--version", "3.1.0", "--out", str(path)]
-                       + extra, cwd=ROOT, check=True)
+        subprocess.run(command("bundle", "--version", "3.1.0", "--out", str(path), *extra), env=COMMAND_ENV,
+                       check=True)
     assert swu.read_version(good.read_bytes()) == "3.1.0"
     assert swu.cpio_unpack(good.read_bytes())[0][0] == "sw-description"
-    shown = subprocess.run([sys.executable, "-m", "tests.simulator.swu", "show", str(bad)], cwd=ROOT,
+    shown = subprocess.run(command("show-bundle", str(bad)), env=COMMAND_ENV,
                            capture_output=True, text=True, check=False)
     assert shown.returncode == 1 and "altered" in shown.stdout
 
@@ -365,13 +362,13 @@ def test_swu_tool_builds_bundles_for_a_model(tmp_path):
     for label, extra in (("any", []), ("ts", ["--model", "ts_analyzer"]), ("named", ["--model", "XYZ-1"]),
                          ("bare", ["--no-target"])):
         path = tmp_path / ("%s.swu" % label)
-        subprocess.run([sys.executable, "-m", "tests.simulator.swu", "build", "--version", "3.1.0", "--out", str(path)]
-                       + extra, cwd=ROOT, check=True)
+        subprocess.run(command("bundle", "--version", "3.1.0", "--out", str(path), *extra), env=COMMAND_ENV,
+                       check=True)
         built[label] = swu.read_target(path.read_bytes())
     assert built == {"any": ["TSA-4", "FMM-8 FM Monitoring Receiver"], "ts": ["TSA-4"], "named": ["XYZ-1"],
                      "bare": []}
     assert swu.MODELS == {"ts_analyzer": TsAnalyzer.MODEL, "fm_monitor": FmMonitor.MODEL}
-    shown = subprocess.run([sys.executable, "-m", "tests.simulator.swu", "show", str(tmp_path / "ts.swu")], cwd=ROOT,
+    shown = subprocess.run(command("show-bundle", str(tmp_path / "ts.swu")), env=COMMAND_ENV,
                            capture_output=True, text=True, check=True)
     assert shown.stdout.strip() == "version 3.1.0, for TSA-4, accepted"
 

@@ -6,10 +6,11 @@ returning it in the reads as a device that stores what it is given would.
 
 import pytest
 
-from .conftest import Api, fresh_api, ok
-from .fleet import running_fleet
+from bm_simulator.fleet import running_fleet
 
 MCAST = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000}}}
+
+from sim_api import Api, fresh_api, ok
 
 
 @pytest.fixture(scope="module")

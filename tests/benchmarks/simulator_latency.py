@@ -1,6 +1,6 @@
 """Latency of a simple authenticated GET against a 200-device simulated fleet.
 
-    python -m tests.simulator.bench_latency [--devices 200] [--requests 2000]
+    python -m tests.benchmarks.simulator_latency [--devices 200] [--requests 2000]
 
 Starts the fleet in this process's background thread, logs in to every device, then sends
 GETs round-robin over keep-alive connections from the main thread and prints the median
@@ -13,11 +13,11 @@ import time
 
 import requests
 
-from .fleet import running_fleet
+from bm_simulator.fleet import running_fleet
 
 
 def main():
-    parser = argparse.ArgumentParser(prog="python -m tests.simulator.bench_latency")
+    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.simulator_latency")
     parser.add_argument("--devices", type=int, default=200)
     parser.add_argument("--requests", type=int, default=2000)
     args = parser.parse_args()

@@ -5,9 +5,9 @@ software ``version`` and the sha256 of each image), then ``sw-description.sig``,
 images. The simulated devices trust one test key, derived here from a fixed seed so that no
 private key file is shipped; "signed" means an Ed25519 signature of ``sw-description`` by it.
 
-    python -m tests.simulator.swu build --version 2.4.1 --out fw.swu [--model ts_analyzer|fm_monitor|NAME ...]
-                                        [--no-target] [--unsigned|--wrong-key|--tamper]
-    python -m tests.simulator.swu show fw.swu
+    bm-simulator bundle --version 2.4.1 --out fw.swu [--model ts_analyzer|fm_monitor|NAME ...]
+                        [--no-target] [--unsigned|--wrong-key|--tamper]
+    bm-simulator show-bundle fw.swu
 
 The bundle's target is SWUpdate's ``hardware-compatibility`` list in ``sw-description``: the
 models it is made for. By default a test bundle names every simulated model (one bundle for
@@ -153,30 +153,37 @@ def verify(blob, model=None):
     return version
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m tests.simulator.swu")
-    sub = parser.add_subparsers(dest="command", required=True)
-    make = sub.add_parser("build", help="build a test bundle")
-    make.add_argument("--version", required=True)
-    make.add_argument("--out", required=True)
-    aim = make.add_mutually_exclusive_group()
+BUILD_HELP = """Write a test firmware bundle: a newc cpio archive with sw-description (carrying
+--version and the models it is for), its Ed25519 signature by the simulator's test key, and an
+image. The simulated devices install it; --unsigned, --wrong-key and --tamper make bundles they
+refuse. Test bundles only: no real device trusts the simulator's key."""
+
+SHOW_HELP = "Print a bundle's version and the models it is for, and whether the simulated devices accept it."
+
+
+def add_build_arguments(parser):
+    parser.add_argument("--version", required=True, help="the firmware version the bundle installs")
+    parser.add_argument("--out", required=True, help="the bundle file to write")
+    aim = parser.add_mutually_exclusive_group()
     aim.add_argument("--model", action="append",
                      help="a model the bundle is for (repeatable; ts_analyzer or fm_monitor stand for the simulated"
-                          " models); default: every simulated model")
+                          " models %s); default: every simulated model" % ", ".join(MODELS.values()))
     aim.add_argument("--no-target", action="store_true", help="no hardware-compatibility list: names no model")
-    bad = make.add_mutually_exclusive_group()
+    bad = parser.add_mutually_exclusive_group()
     bad.add_argument("--unsigned", action="store_true", help="no signature (refused)")
     bad.add_argument("--wrong-key", action="store_true", help="signed by an untrusted key (refused)")
     bad.add_argument("--tamper", action="store_true", help="image altered after signing (refused)")
-    show = sub.add_parser("show", help="print a bundle's version and whether the devices accept it")
-    show.add_argument("path")
-    args = parser.parse_args(argv)
-    if args.command == "build":
-        with open(args.out, "wb") as handle:
-            handle.write(build(args.version, args.unsigned, args.wrong_key, args.tamper,
-                               model=[] if args.no_target else args.model))
-        return 0
-    with open(args.path, "rb") as handle:
+
+
+def build_command(args):
+    with open(args.out, "wb") as handle:
+        handle.write(build(args.version, args.unsigned, args.wrong_key, args.tamper,
+                           model=[] if args.no_target else args.model))
+    return 0
+
+
+def show_command(path):
+    with open(path, "rb") as handle:
         blob = handle.read()
     try:
         version = verify(blob)
@@ -185,6 +192,18 @@ def main(argv=None):
         print("refused: %s" % err)
         return 1
     return 0
+
+
+def main(argv=None):
+    """``python -m bm_simulator.swu build|show``: the bundle commands of bm-simulator, as before."""
+    parser = argparse.ArgumentParser(prog="python -m bm_simulator.swu")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_build_arguments(sub.add_parser("build", help="build a test bundle", description=BUILD_HELP))
+    sub.add_parser("show", help=SHOW_HELP, description=SHOW_HELP).add_argument("path")
+    args = parser.parse_args(argv)
+    if args.command == "build":
+        return build_command(args)
+    return show_command(args.path)
 
 
 if __name__ == "__main__":

@@ -7,12 +7,13 @@ import time
 
 import requests
 
-from . import swu
-from .conftest import Api, ok
-from .fleet import running_fleet
-from .fm import ALERT_TYPES, DAYS
+from bm_simulator import swu
+from bm_simulator.fleet import running_fleet
+from bm_simulator.fm import ALERT_TYPES, DAYS
 
 # -- helpers ----------------------------------------------------------------------------
+
+from sim_api import Api, ok
 
 
 def wait_for(predicate, timeout=5.0, step=0.01):

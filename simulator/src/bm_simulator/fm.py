@@ -1156,8 +1156,8 @@ class FmMonitor(Device):
             "reboot_needed": self.state["reboot_needed"],
             "monitor_tuner": self.state["monitor"]["tuner_id"],
             "versions": {
-                "producer": "Simulated Broadcast Devices", "model_name": self.MODEL,
-                "part_number": "FMM-8-R2", "serial_number": "FMM8%07d" % (self.seed % 10000000),
+                "producer": "Simulated Broadcast Devices", "model_name": self.model,
+                "part_number": "FMM-8-R2", "serial_number": self.serial_number or "FMM8%07d" % (self.seed % 10000000),
                 "package_ver": self.state["firmware_version"], "fpga_ver": "2.3.1", "streamer_ver": "1.8.0",
                 "kernel_ver": "5.10.184",
             },

@@ -11,11 +11,12 @@
 
 import pytest
 
-from .conftest import fresh_api, ok
-from .core import EXTRA_FIELD
-from .fleet import running_fleet
+from bm_simulator.core import EXTRA_FIELD
+from bm_simulator.fleet import running_fleet
 
 MCAST = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.%d", "multicast_port": 5000}}}
+
+from sim_api import fresh_api, ok
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 kept here, since the unit tests run without the simulator."""
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as dev
-from tests.simulator import ts as simulator
+from bm_simulator import ts as simulator
 
 
 def test_the_one_error_list_is_the_devices():

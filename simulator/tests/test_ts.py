@@ -16,12 +16,13 @@ import time
 import pytest
 import requests
 
-from . import swu
-from .conftest import Api, ok
-from .fleet import running_fleet
-from .ts import (
+from bm_simulator import swu
+from bm_simulator.fleet import running_fleet
+from bm_simulator.ts import (
     ERROR_NAMES, ERROR_PID, IP_ERRORS, MAX_CATCHUP, PRIORITY_1, PRIORITY_2, PRIORITY_3, RANGES, TsAnalyzer, build_layout,
 )
+
+from sim_api import Api, ok
 
 MCAST = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000}}}
 UNICAST = {"eth": {"stream_protocol": 0, "unicast": {"listen_address": "0.0.0.0", "listen_port": 6000}}}

@@ -1,9 +1,22 @@
-"""Fixtures for the simulator's own tests: a small fleet and a plain HTTP helper."""
+"""A plain HTTP helper for the simulator's own tests: requests against one simulated device."""
 
-import pytest
+import os
+import sys
+
 import requests
 
-from .fleet import running_fleet
+import bm_simulator
+
+#: the environment of a ``bm-simulator`` child process: it imports the package under test,
+#: whether installed or run from its source tree
+COMMAND_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(
+    [os.path.dirname(os.path.dirname(os.path.abspath(bm_simulator.__file__)))]
+    + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+
+
+def command(*args):
+    """The ``bm-simulator`` command line with ``args``, run by this Python."""
+    return [sys.executable, "-m", "bm_simulator", *args]
 
 
 class Api:
@@ -74,19 +87,3 @@ def ok(response):
     """The JSON of a 200 answer (the test fails with the body otherwise)."""
     assert response.status_code == 200, response.text
     return response.json()
-
-
-@pytest.fixture(scope="module")
-def fleet():
-    with running_fleet(ts=2, fm=2, time_scale=0.01) as runner:
-        yield runner
-
-
-@pytest.fixture
-def ts(fleet):
-    return fresh_api(fleet, "ts_analyzer")
-
-
-@pytest.fixture
-def fm(fleet):
-    return fresh_api(fleet, "fm_monitor")

@@ -1,0 +1,7 @@
+"""python -m bm_simulator: the bm-simulator command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
