@@ -379,8 +379,8 @@ class RawProfiles(Resource):
             kept["entries"] = list(target.get("entries", [])) + entries
         return self.normalise(dict(target, **kept)), [note]
 
-    def check_against(self, desired, current):
-        if self.state != "overridden":
+    def check_against(self, desired, current, run):
+        if run.state != "overridden":
             return []
         listed = {obj["name"] for obj in desired}
         doomed = [name for name in current if name not in listed and self.ids[name] != ts_device.FACTORY_PROFILE_ID]
@@ -431,7 +431,7 @@ class RawInputs(Resource):
             current[raw["name"]] = _portable_input(_without(raw, TS_INPUT_NOT_CONFIG), names)
         return current
 
-    def check_against(self, desired, current):
+    def check_against(self, desired, current, run):
         known = set(self.profiles) | set(self.planned)
         return ["input %r: alerts_config: the analyzer has no profile %r" % (obj["name"], obj["alerts_config"]["profile_id"])
                 for obj in desired if obj["alerts_config"]["profile_id"] not in known]
@@ -534,8 +534,8 @@ class _InputsAfterProfiles(Inputs):
         super().__init__(client)
         self.planned = planned
 
-    def read(self):
-        current = super().read()
+    def read(self, wanted_profiles=frozenset()):
+        current = super().read(wanted_profiles)
         for name in self.planned:
             self.profiles.setdefault(name, None)
         return current

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Run, reconcile
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.actions import destination
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.info import Reader, check_options
@@ -89,7 +89,7 @@ def test_profile_deletions_checked_against_inputs_and_the_factory_profile():
     (["crc_error"], "errors: must be a dictionary keyed by error name"),
 ])
 def test_profile_checks(errors, message):
-    problems = Profiles(None).check([{"name": "P", "errors": errors}])
+    problems = Profiles(None).check([{"name": "P", "errors": errors}], Run("merged"))
     assert any(message in p for p in problems), problems
 
 
