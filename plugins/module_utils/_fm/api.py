@@ -189,39 +189,35 @@ def factory_tuner(tuner_id):
             "stream": dict(FACTORY_STREAM, url=factory_url(tuner_id))}
 
 
-def tuner_writes(before, after, station_id=None):
-    """``[(path, body)]`` that take one tuner from ``before`` to ``after`` (fm_tuner shape).
+def tuner_state_body(state):
+    """Body of ``POST /tuner/{id}/state`` (``state``: a name of STATE_NAMES)."""
+    return {"state": STATE_NAMES.index(state)}
 
-    ``station_id``: tune to that stored station (the frequency follows it) instead of
-    writing the frequency. Order: state, mute and stream first, then settings, then the
-    station: a frequency change makes the tuner answer 503 while it switches.
-    """
-    tid = after["tuner_id"]
-    writes = []
-    if before["operating_state"] != after["operating_state"]:
-        writes.append((TUNER_STATE % tid, {"state": STATE_NAMES.index(after["operating_state"])}))
-    if before["muted"] != after["muted"]:
-        writes.append((TUNER_MUTED % tid, {"muted": after["muted"]}))
-    if before["stream"] != after["stream"]:
-        body = {"enabled": after["stream"]["enabled"]}
-        fields = {k: after["stream"][k] for k in ("url", "codec", "bitrate") if after["stream"][k] != before["stream"][k]}
-        if fields:
-            body["stream"] = fields
-        writes.append((TUNER_STREAM % tid, body))
-    settings = {}
-    if before["name"] != after["name"]:
-        settings["name"] = after["name"]
-    old, new = hw_to_device(before["hw_settings"]), hw_to_device(after["hw_settings"])
-    hw = {k: v for k, v in new.items() if old.get(k) != v}
-    if hw:
-        settings["hw_settings"] = hw
-    if before["frequency"] != after["frequency"] and station_id is None:
-        settings["frequency"] = after["frequency"]
-    if settings:
-        writes.append((TUNER_SETTINGS % tid, settings))
-    if station_id is not None:
-        writes.append((TUNER_STATION % tid, {"station_id": station_id}))
-    return writes
+
+def tuner_muted_body(muted):
+    """Body of ``POST /tuner/{id}/muted``."""
+    return {"muted": muted}
+
+
+def tuner_stream_body(enabled, fields):
+    """Body of ``POST /tuner/{id}/stream``: ``enabled``, and the stream ``fields`` that are
+    written (url, codec, bitrate), when any."""
+    body = {"enabled": enabled}
+    if fields:
+        body["stream"] = fields
+    return body
+
+
+def tuner_settings_body(name=None, hw_settings=None, frequency=None):
+    """Body of ``POST /tuner/{id}/settings`` with what is given (``hw_settings`` in the
+    device's shape); empty when nothing is."""
+    body = {"name": name, "hw_settings": hw_settings or None, "frequency": frequency}
+    return {key: value for key, value in body.items() if value is not None}
+
+
+def tuner_station_body(station_id):
+    """Body of ``POST /tuner/{id}/station``: tune to a stored station."""
+    return {"station_id": station_id}
 
 
 def tuner_info(raw):
@@ -339,6 +335,12 @@ def schedule_to_device(obj):
         out["events"] = {day: [{"minute": minute_of(e["time"]), "state": STATE_NAMES.index(e["state"])} for e in events]
                          for day, events in obj["events"].items()}
     return out
+
+
+def schedule_update_body(changed, active):
+    """Body of ``POST /tuner/{id}/schedule``: what changes (``schedule_to_device``'s shape)
+    and ``active``, which the device wants in every schedule write."""
+    return dict(changed, active=active)
 
 
 # -- alerts, monitor output, status, playlist ------------------------------------------

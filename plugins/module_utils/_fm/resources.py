@@ -328,8 +328,35 @@ class Tuners(TunerObjects):
     def write(self, change):
         """A tuner asked for a stored station it is not on (an admin write) is tuned to it."""
         station = (change.declared or {}).get("station_id")  # None: not asked for
-        for path, body in dev.tuner_writes(change.before, change.after, None if station == change.before["station_id"] else station):
+        for path, body in tuner_requests(change.before, change.after, None if station == change.before["station_id"] else station):
             post_to_tuner(self.client, change.after["tuner_id"], path, body)
+
+
+def tuner_requests(before, after, station_id=None):
+    """``[(path, body)]`` that take one tuner from ``before`` to ``after`` (fm_tuner shape).
+
+    ``station_id``: tune to that stored station (the frequency follows it) instead of
+    writing the frequency. Order: state, mute and stream first, then settings, then the
+    station: a frequency change makes the tuner answer 503 while it switches.
+    """
+    tid = after["tuner_id"]
+    writes = []
+    if before["operating_state"] != after["operating_state"]:
+        writes.append((dev.TUNER_STATE % tid, dev.tuner_state_body(after["operating_state"])))
+    if before["muted"] != after["muted"]:
+        writes.append((dev.TUNER_MUTED % tid, dev.tuner_muted_body(after["muted"])))
+    if before["stream"] != after["stream"]:
+        fields = {k: after["stream"][k] for k in ("url", "codec", "bitrate") if after["stream"][k] != before["stream"][k]}
+        writes.append((dev.TUNER_STREAM % tid, dev.tuner_stream_body(after["stream"]["enabled"], fields)))
+    old, new = dev.hw_to_device(before["hw_settings"]), dev.hw_to_device(after["hw_settings"])
+    settings = dev.tuner_settings_body(after["name"] if before["name"] != after["name"] else None,
+                                       {k: v for k, v in new.items() if old.get(k) != v},
+                                       after["frequency"] if before["frequency"] != after["frequency"] and station_id is None else None)
+    if settings:
+        writes.append((dev.TUNER_SETTINGS % tid, settings))
+    if station_id is not None:
+        writes.append((dev.TUNER_STATION % tid, dev.tuner_station_body(station_id)))
+    return writes
 
 
 # -- fm_thresholds ----------------------------------------------------------------------------
@@ -461,9 +488,8 @@ class Schedules(TunerObjects):
         return dev.schedule_to_device(common)
 
     def update(self, before, after):
-        body = changed_leaves(dev.schedule_to_device(self.batch_part(before)),
-                              dev.schedule_to_device(self.batch_part(after)))
-        body["active"] = after["active"]
+        body = dev.schedule_update_body(changed_leaves(dev.schedule_to_device(self.batch_part(before)),
+                                                       dev.schedule_to_device(self.batch_part(after))), after["active"])
         post_to_tuner(self.client, after["tuner_id"], dev.TUNER_SCHEDULE % after["tuner_id"], body)
 
 
@@ -503,7 +529,7 @@ def follow_schedules(resource, result, check_mode):
             warnings.append(SCHEDULED_STATE_DENIED % (tid, state, at[0], at[1], now, resource.client.role, now))
             continue
         if not check_mode:
-            post_to_tuner(resource.client, tid, dev.TUNER_STATE % tid, {"state": dev.STATE_NAMES.index(state)})
+            post_to_tuner(resource.client, tid, dev.TUNER_STATE % tid, dev.tuner_state_body(state))
         states.append({"tuner_id": tid, "before": now, "after": state, "datetime": time_read.get("datetime")})
         difference = {"path": "operating_state", "current": now, "declared": state}
         for change in result["changes"]:

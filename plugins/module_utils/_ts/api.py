@@ -264,6 +264,14 @@ def profile_body(obj, names=None):
     return {"name": obj["name"], "entries": [dict(errors[n], error_name=n) for n in chosen]}
 
 
+def profile_update_body(obj, names):
+    """Body of ``POST /profiles/{id}``: the entries ``names``, without the name (the key:
+    never renamed)."""
+    body = profile_body(obj, names)
+    del body["name"]
+    return body
+
+
 def inputs_using(inputs, profile_id):
     """Names of the inputs (``GET /inputs``) that use the profile."""
     return [raw["name"] for raw in inputs if input_profile_id(raw) == profile_id]
@@ -274,6 +282,16 @@ def features_from_device(raw):
     thumbs = raw.get("thumbnails") or {}
     return {"scte35": bool((raw.get("scte35") or {}).get("enabled")),
             "thumbnails": {"enabled": True, "pid": thumbs["pid"]} if thumbs.get("enabled") else {"enabled": False}}
+
+
+def scte35_body(enabled):
+    """Body of ``POST /inputs/{id}/scte/toggle``."""
+    return {"enabled": enabled}
+
+
+def thumbnails_body(pid):
+    """Body of ``POST /inputs/{id}/thumbnails/enable``."""
+    return {"pid": pid}
 
 
 def input_state_from_device(raw, profile_names):

@@ -162,11 +162,11 @@ class Inputs(Resource):
 
     def _set_features(self, input_id, before, after):
         if _feature(before, "scte35") != _feature(after, "scte35"):
-            self.client.post(dev.INPUT_SCTE_TOGGLE % input_id, {"enabled": _feature(after, "scte35")})
+            self.client.post(dev.INPUT_SCTE_TOGGLE % input_id, dev.scte35_body(_feature(after, "scte35")))
         thumbs = _feature(after, "thumbnails")
         if _feature(before, "thumbnails") != thumbs:
             if thumbs["enabled"]:
-                self.client.post(dev.INPUT_THUMBNAILS_ENABLE % input_id, {"pid": thumbs["pid"]})
+                self.client.post(dev.INPUT_THUMBNAILS_ENABLE % input_id, dev.thumbnails_body(thumbs["pid"]))
             else:
                 # GET, but a write: never retried blindly on a connection error.
                 self.client.get(dev.INPUT_THUMBNAILS_DISABLE % input_id, idempotent=False)
@@ -299,8 +299,7 @@ class Profiles(Resource):
 
     def update(self, before, after):
         changed = [n for n, entry in after["errors"].items() if before["errors"].get(n) != entry]
-        body = dev.profile_body(after, changed)
-        del body["name"]  # the key: never renamed
+        body = dev.profile_update_body(after, changed)
         self.client.post(dev.PROFILE % dev.element_id(self.raw[before["name"]]), body)
 
     def delete(self, before):
