@@ -6,9 +6,11 @@ configuration read back raw equals what it answered before the change, and the h
 naming what regressed and what was reverted. With the option off nothing is reverted."""
 
 import json
+import threading
 
 import pytest
 
+from tests.simulator import swu
 from tests.simulator.ts import PRIORITY_1
 
 from .analyzer import Api
@@ -25,9 +27,10 @@ def raw_analyzer(api):
     return {"inputs": inputs, "profiles": api.get("/profiles"), "snmp": api.get("/snmp/settings")}
 
 
-@pytest.fixture
-def analyzer(sim):
-    device = sim.fleet.by_name("ts-002")
+def receiving_analyzer(sim, name):
+    """One input, News, receiving under a profile without the simulated streams' random
+    priority-1 errors, and a trap receiver."""
+    device = sim.fleet.by_name(name)
     sim.call(device.reset)
     api = Api(device)
     profile = api.post("/profiles", {"name": "Quiet", "entries": [
@@ -36,6 +39,11 @@ def analyzer(sim):
         "multicast_address": "239.1.1.1", "multicast_port": 5000}}}, profile_id=profile)
     api.post("/snmp/settings", {"enabled": True, "listen_addresses": ["0.0.0.0"], "trap_addresses": ["192.0.2.100:162"]})
     return device, api
+
+
+@pytest.fixture
+def analyzer(sim):
+    return receiving_analyzer(sim, "ts-002")
 
 
 def site(sim, collections_path, tmp_path, host, host_vars):
@@ -102,3 +110,44 @@ def test_a_tuner_that_loses_lock_is_reverted(sim, collections_path, tmp_path):
     assert "tuner 0 (Tuner 1): was tuned (locked onto its frequency), now is not" in output
     assert "Reverted (fm_monitor_revert_on_regression)" in output
     assert sim.call(lambda: device.state["tuners"][0]["frequency"]) == station
+
+
+
+def test_a_rollout_with_a_regression_restores_the_configuration_before_the_upgrade_and_stops(
+        sim, collections_path, tmp_path):
+    """ts-001's stream stops with the new firmware (a loss armed for the boot into it), and its
+    input's port is changed while it upgrades (as a firmware's migration could): the
+    configuration before the upgrade goes back, the firmware stays, the rollout stops before ts-002."""
+    device, api = receiving_analyzer(sim, "ts-001")
+    before = raw_analyzer(api)
+    untouched = sim.fleet.by_name("ts-002")
+    sim.call(untouched.reset)
+    sim.call(device.lose_signal, 1, True)
+    bundle = tmp_path / "analyzer-2.4.1.swu"
+    bundle.write_bytes(swu.build("2.4.1"))
+    done = threading.Event()
+
+    def change_during_upgrade():
+        while not done.wait(0.02):
+            if any(r["path"] == "/api/system/upgrade" for r in sim.call(lambda: list(device.requests))):
+                sim.call(lambda: device.state["inputs"]["1"]["config"]["eth"]["multicast"].update(multicast_port=5999))
+                return
+    watcher = threading.Thread(target=change_during_upgrade, daemon=True)
+    watcher.start()
+    try:
+        code, output, counts = run_playbook(
+            sim, collections_path, tmp_path, "firmware_rollout.yml",
+            all_vars={"broadcast_monitoring_password": "admin", "firmware_rollout_bundle": str(bundle),
+                      "firmware_rollout_timeout": 30, "firmware_rollout_snapshot_confirm_interval": 0.3,
+                      "firmware_rollout_revert_on_regression": True},
+            options=["-e", "firmware_rollout_hosts=ts_analyzers"])
+        after = raw_analyzer(Api(device))
+    finally:
+        done.set()
+        watcher.join()
+        sim.call(device.reset)
+    assert code != 0 and counts["ts-001"]["failed"] == 1 and "ts-002" not in counts, output
+    assert "Reverted (firmware_rollout_revert_on_regression)" in output and "sections written: inputs" in output
+    assert "the firmware stays at 2.4.1" in output and "The rollout stops here." in output
+    assert after == before
+    assert sim.call(lambda: list(untouched.requests)) == []
