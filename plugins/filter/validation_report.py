@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 name: validation_report
 short_description: Validation results of a fleet as a JUnit XML or Markdown report
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - Renders the results of P(broadcast.monitoring.validation_result#filter), one per device, as a report.
   - V(junit) - a C(testsuites) document with one C(testsuite) per device and one C(testcase) per check (C(classname)

@@ -9,7 +9,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 name: validation_result
 short_description: Whether a device does what its declared state says, from one or two readings of it
-version_added: 1.1.0
+version_added: 1.0.0
 description:
   - Derives the checks of one device from the variables the device roles apply (the C(validate) role passes them) and
     evaluates them on readings of the device. A check that fails in the first reading counts as failed only when it
