@@ -16,7 +16,7 @@ description:
     C(skipped) element, each with the check's message. Written with an XML library, so the device's text (input
     names, messages) is escaped.
   - V(markdown) - a summary table per device and a table of its checks; device text is escaped, so that it shows as
-    written and never becomes a link, markup or HTML.
+    written and never becomes markup, an inline link or HTML (a renderer may still link a bare URL).
 author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
 positional: _input, kind
@@ -53,8 +53,9 @@ from ansible.errors import AnsibleFilterError
 
 #: characters that XML 1.0 cannot carry at all, even escaped
 XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-#: characters that Markdown or the HTML inside it would read as markup
-MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>&~])")
+#: characters that Markdown or the HTML inside it would read as markup within a table cell (the
+#: report puts device text nowhere else): emphasis, code, links, images, HTML, entities, cells
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]!|<>&~])")
 
 
 def _text(value):
