@@ -78,7 +78,7 @@ EXAMPLES = r"""
 RETURN = r"""
 _value:
   description:
-    - C(host), C(device_type), C(status) (V(passed) or V(failed): failed when a check failed and is not waived),
+    - C(host), C(device_type), C(status) (V(passed), or V(failed) when a check failed and is not waived),
       C(counts) (per status) and C(checks), each with C(id), C(check) (the kind), C(object) (C(device), or the input or
       tuner), C(status) (V(passed), V(failed), V(waived) or V(skipped)) and C(message).
     - The input and tuner names are the device's and the inventory's text, returned as they are.
@@ -145,8 +145,8 @@ def _snmp_check(snmp, purge, device):
         return _check("snmp_traps", None, "device", False, "SNMP settings not read")
     problems = []
     if snmp.get("enabled") is not None and bool(snmp["enabled"]) != bool(device.get("enabled")):
-        problems.append("the agent is %s, declared %s" % ("on" if device.get("enabled") else "off",
-                                                         "on" if snmp["enabled"] else "off"))
+        problems.append("the agent is %s, declared %s" % (
+            "on" if device.get("enabled") else "off", "on" if snmp["enabled"] else "off"))
     wanted = [str(a) for a in snmp.get("trap_addresses") or []]
     have = [str(a) for a in device.get("trap_addresses") or []]
     missing = [a for a in wanted if a not in have]

@@ -112,7 +112,6 @@ def test_a_tuner_that_loses_lock_is_reverted(sim, collections_path, tmp_path):
     assert sim.call(lambda: device.state["tuners"][0]["frequency"]) == station
 
 
-
 def test_a_rollout_with_a_regression_restores_the_configuration_before_the_upgrade_and_stops(
         sim, collections_path, tmp_path):
     """ts-001's stream stops with the new firmware (a loss armed for the boot into it), and its
