@@ -10,8 +10,8 @@ import threading
 
 import pytest
 
-from tests.simulator import swu
-from tests.simulator.ts import PRIORITY_1
+from bm_simulator import swu
+from bm_simulator.ts import PRIORITY_1
 
 from .analyzer import Api
 from .conftest import run_playbook

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.simulator.ts import PRIORITY_1
+from bm_simulator.ts import PRIORITY_1
 
 from .analyzer import Api
 from .conftest import ROOT, ansible_playbook, recap
