@@ -272,3 +272,24 @@ def test_rollout_canary_then_slices_a_regression_stops_only_its_slice(fleet, col
                       "ts-001": "regression", "ts-003": "not reached"}, status
     assert "| ts-001 | regression | 1.0.0 | 2.4.1 |" in (reports / "firmware_rollout.md").read_text()
     assert_no_secret(fleet, [alone, canary, report] + rest, reports)
+
+
+def test_backup_and_onboarding_in_slices_hand_on_a_summary_of_every_device(fleet, collections_path, tmp_path):
+    reset(fleet)
+    set_password(fleet)
+    names = sorted(device.name for device in fleet.devices)
+    backup = run_jobs(sliced_job(fleet, tmp_path, collections_path, "backup", "playbooks/backup.yml",
+                                 {"backup_dir": str(tmp_path / "backups")}, 800, count=2))
+    onboard = run_jobs(sliced_job(fleet, tmp_path, collections_path, "onboard", "playbooks/onboard.yml",
+                                  {"onboard_dir": str(tmp_path / "inventory")}, 900, count=2))
+    assert [job.status for job in backup + onboard] == ["successful"] * 4, [job.stdout for job in backup + onboard]
+    for jobs, kind, first, folder in ((backup, "backup", 800, tmp_path / "backups"),
+                                      (onboard, "onboard", 900, tmp_path / "inventory" / "host_vars")):
+        merged = effective_artifacts(jobs)
+        assert sorted(merged) == ["broadcast_monitoring_%s_%d" % (kind, first + n) for n in (1, 2)]
+        summaries = {host: summary for results in merged.values() for host, summary in results.items()}
+        assert sorted(summaries) == names
+        for host, summary in summaries.items():
+            assert summary["changed"] is True and summary["file"] == str(folder / (host + (
+                ".json" if kind == "backup" else ".yml"))), summary
+    assert_no_secret(fleet, backup + onboard, tmp_path / "backups", tmp_path / "inventory")
