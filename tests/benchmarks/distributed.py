@@ -40,6 +40,9 @@ def parse_args(argv):
     parser.add_argument("--slice-devices", type=int, help="fleet size for the sliced runs (default: --devices)")
     parser.add_argument("--forks", type=int, default=10, help="forks of every run (default %(default)s)")
     parser.add_argument("--address", default="127.0.81.1", help="first loopback address of the simulated devices")
+    parser.add_argument("--timeout", type=int, help="seconds per request for the modules (BROADCAST_MONITORING_TIMEOUT),"
+                                                    " every run: on a loaded machine the one simulator process can"
+                                                    " answer later than the modules' default")
     parser.add_argument("--out", default="docs/performance-distributed.json")
     parser.add_argument("--markdown", default="docs/performance.md", help="where the generated section goes")
     parser.add_argument("--workdir", default="build/bench/distributed")
@@ -91,10 +94,10 @@ def tasks_per_host(counts):
     return {group: int(round(sum(values) / len(values))) for group, values in out.items()}
 
 
-def controller_run(ansible, sim, inventory, playbook, label):
+def controller_run(ansible, sim, inventory, playbook, label, env_extra=None):
     load = os.getloadavg()[0]
     sim_before = sim.cpu_seconds()
-    result = ansible.playbook(playbook, [sim.inventory, inventory], "linear", label)
+    result = ansible.playbook(playbook, [sim.inventory, inventory], "linear", label, env_extra=env_extra)
     hosts = result["counts"]
     return {
         "label": label, "devices": len(sim.devices), "wall_s": round(result["wall_s"], 2),
@@ -115,7 +118,7 @@ def _by_action(tasks, wall):
     return out
 
 
-def sliced_run(workdir, sim, group_vars, collections, forks, count):
+def sliced_run(workdir, sim, group_vars, collections, forks, count, env_extra=None):
     """``count`` slices at once, each through transmit | worker | process."""
     inventory = yaml.safe_load(open(sim.inventory, encoding="utf-8"))
     names = [d.name for d in sim.devices]
@@ -139,8 +142,8 @@ def sliced_run(workdir, sim, group_vars, collections, forks, count):
         with open(os.path.join(private, "inventory", "hosts.yml"), "w", encoding="utf-8") as handle:
             yaml.safe_dump(part, handle, sort_keys=False)
         with open(os.path.join(private, "env", "envvars"), "w", encoding="utf-8") as handle:
-            yaml.safe_dump({"ANSIBLE_COLLECTIONS_PATH": collections, "ANSIBLE_FORKS": str(forks),
-                            "ANSIBLE_PYTHON_INTERPRETER": sys.executable}, handle)
+            yaml.safe_dump(dict({"ANSIBLE_COLLECTIONS_PATH": collections, "ANSIBLE_FORKS": str(forks),
+                                 "ANSIBLE_PYTHON_INTERPRETER": sys.executable}, **(env_extra or {})), handle)
         with open(os.path.join(private, "env", "extravars"), "w", encoding="utf-8") as handle:
             json.dump({"awx_job_id": 1000 + number}, handle)
         pipelines.append((private, processed))
@@ -200,14 +203,15 @@ def measure(args):
     os.makedirs(workdir)
     collections = collections_path()
     ansible = fleet_bench.Ansible(workdir, collections, args.forks)
+    env = {"BROADCAST_MONITORING_TIMEOUT": str(args.timeout)} if args.timeout else {}
     runs = []
     os.makedirs(os.path.join(workdir, "one"))
     sim, group_vars = fleet(os.path.join(workdir, "one"), args.address, args.devices)
     try:
         print("== %d devices on one controller" % args.devices)
-        converge = controller_run(ansible, sim, group_vars, SITE, "converge")
+        converge = controller_run(ansible, sim, group_vars, SITE, "converge", env)
         print("  converge   wall %.1f s  cpu %.1f s" % (converge["wall_s"], converge["cpu_s"]))
-        idempotent = controller_run(ansible, sim, group_vars, SITE, "idempotent")
+        idempotent = controller_run(ansible, sim, group_vars, SITE, "idempotent", env)
         print("  idempotent wall %.1f s  cpu %.1f s  peak %.0f MB" % (
             idempotent["wall_s"], idempotent["cpu_s"], idempotent["peak_rss_mb"]))
         floor = controller_run(ansible, sim, group_vars, floor_playbook(
@@ -216,7 +220,7 @@ def measure(args):
         runs += [converge, idempotent, floor]
         if not args.slice_devices or args.slice_devices == args.devices:
             for count in args.slices:
-                runs.append(sliced_run(workdir, sim, group_vars, collections, args.forks, count))
+                runs.append(sliced_run(workdir, sim, group_vars, collections, args.forks, count, env))
                 print("  %s wall %.1f s  cpu %.1f s" % (runs[-1]["label"], runs[-1]["wall_s"], runs[-1]["cpu_s"]))
     finally:
         sim.stop()
@@ -225,10 +229,10 @@ def measure(args):
         sim, group_vars = fleet(os.path.join(workdir, "small"), args.address, args.slice_devices)
         try:
             print("== %d devices, on one controller and in slices" % args.slice_devices)
-            controller_run(ansible, sim, group_vars, SITE, "converge (small fleet)")
-            runs.append(controller_run(ansible, sim, group_vars, SITE, "idempotent (small fleet)"))
+            controller_run(ansible, sim, group_vars, SITE, "converge (small fleet)", env)
+            runs.append(controller_run(ansible, sim, group_vars, SITE, "idempotent (small fleet)", env))
             for count in args.slices:
-                runs.append(sliced_run(workdir, sim, group_vars, collections, args.forks, count))
+                runs.append(sliced_run(workdir, sim, group_vars, collections, args.forks, count, env))
                 print("  %s wall %.1f s  cpu %.1f s" % (runs[-1]["label"], runs[-1]["wall_s"], runs[-1]["cpu_s"]))
         finally:
             sim.stop()
@@ -243,11 +247,12 @@ def markdown(data):
     begin, end = (marker % ((" --section " + data["section"]) if data.get("section") else "") for marker in MARKERS)
     lines = [begin, "", "### Distributed: one controller and AWX-style slices (%d devices)" % devices, "",
              "Produced by `%s` (%s UTC, %.0f min). Machine: %d CPU cores, ansible-core %s, forks %d; load average"
-             " (1 min) before the runs %s. One simulator process (its CPU is the *sim CPU* column)." % (
+             " (1 min) before the runs %s. One simulator process (its CPU is the *sim CPU* column).%s" % (
                  data["command"], data["finished"], data["duration_s"] / 60, data["machine"]["cpus"],
                  data["machine"]["ansible_core"], data["forks"],
                  "-".join("%.1f" % v for v in (min(r["load_1m_before"] for r in runs),
-                                               max(r["load_1m_before"] for r in runs)))), "",
+                                               max(r["load_1m_before"] for r in runs))),
+                 " Request timeout %d s (BROADCAST_MONITORING_TIMEOUT)." % data["timeout"] if data.get("timeout") else ""), "",
              "| run | devices | wall s | CPU s | CPU ms/device | sim CPU s | peak RSS MB (largest process) |"
              " sum of the slices' peaks MB | result |",
              "|---|---|---|---|---|---|---|---|---|"]
@@ -301,12 +306,12 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     started = time.time()
     runs = measure(args)
-    data = {"command": ("python -m tests.benchmarks.distributed " + " ".join(
-        shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))).strip(),
+    command = " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
+    data = {"command": ("python -m tests.benchmarks.distributed " + command).strip(),
             "finished": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
             "duration_s": round(time.time() - started, 1), "machine": machine(), "forks": args.forks,
             "time_scale": fleet_bench.TIME_SCALE, "runs": runs, "json": args.out, "workdir": args.workdir,
-            "section": args.section}
+            "section": args.section, "timeout": args.timeout}
     with open(os.path.join(fleet_bench.ROOT, args.out), "w", encoding="utf-8") as handle:
         json.dump(data, handle, indent=1, sort_keys=True)
         handle.write("\n")

@@ -296,8 +296,8 @@ def check_survey(survey):
         seen.add(item["variable"])
         if item["type"] not in SURVEY_TYPE_MAPPING:
             raise AwxRefused("'%s' in survey question %d is not an allowed question type" % (item["type"], index))
-        if "default" in item and item["default"] != "" and not isinstance(item["default"],
-                                                                           SURVEY_TYPE_MAPPING[item["type"]]):
+        expected = SURVEY_TYPE_MAPPING[item["type"]]
+        if "default" in item and item["default"] != "" and not isinstance(item["default"], expected):
             raise AwxRefused("Default value %r in survey question %d has the wrong type" % (item["default"], index))
         for key in ("min", "max"):
             if item.get(key) is not None and not isinstance(item[key], int):
