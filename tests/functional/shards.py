@@ -26,6 +26,8 @@ WEIGHTS = {
     # measured on the shared machine (2026-11-26): 55 s for the playbook runs, 65 s for the new
     # virtual environment (pip install ./simulator from the package index)
     "test_twin.py": 120,
+    # 6 devices, 17 jobs through ansible-runner transmit | worker | process: 87 s beside ansible-lint (2026-11-26)
+    "test_awx_pipeline.py": 90,
 }
 DEFAULT_WEIGHT = 20.0
 
