@@ -25,6 +25,7 @@ import re
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
@@ -212,15 +213,24 @@ def test_site_and_audit_in_slices_converge_each_device_once_and_report_every_dev
     assert [job.status for job in audit] == ["successful"] * SLICES, [job.stdout for job in audit]
     merged = effective_artifacts(audit)
     assert sorted(merged) == ["broadcast_monitoring_audit_%d" % number for number in (201, 202, 203)]
+    validate = run_jobs(sliced_job(fleet, tmp_path, collections_path, "validate", "playbooks/validate.yml", state, 250))
+    assert [job.status for job in validate] == ["successful"] * SLICES, [job.stdout for job in validate]
+    validated = effective_artifacts(validate)
+    assert sorted(validated) == ["broadcast_monitoring_validation_%d" % number for number in (251, 252, 253)]
     # a child workflow node's job: the report, from the merged artifacts as extra variables
     reports = tmp_path / "reports"
     report = run_jobs([Job(tmp_path, "report", collections_path, "playbooks/report.yml", slice_inventory(fleet, names),
-                           dict(merged, report_dir=str(reports), **meta_vars(300)))])[0]
+                           dict(merged, report_dir=str(reports), **validated, **meta_vars(300)))])[0]
     assert report.status == "successful", report.stdout
     result = json.loads((reports / "audit-report.json").read_text())
     assert sorted(result["audited"]) == names and result["devices_with_drift"] == [] and result["failed"] == {}
     assert "0 of 6 device(s) differ" in (reports / "audit-report.txt").read_text()
-    assert_no_secret(fleet, site + audit + [report], reports)
+    # the validation report of every slice's devices (JUnit: one test suite per device)
+    suites = ET.parse(reports / "validate.xml").getroot().findall("testsuite")
+    assert sorted(suite.get("name") for suite in suites) == names
+    assert [suite.get("name") for suite in suites if suite.get("failures") != "0"] == []
+    assert sorted(json.loads((reports / "validate.json").read_text())) == names
+    assert_no_secret(fleet, site + audit + validate + [report], reports)
 
 
 def test_rollout_canary_then_slices_a_regression_stops_only_its_slice(fleet, collections_path, tmp_path):
