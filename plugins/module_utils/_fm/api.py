@@ -134,7 +134,8 @@ def hw_to_device(hw):
 
 
 # -- what identifies an element of GET /tuners/all, and its parts: the rest of the collection
-# reads them through these, not by the device's field names
+# reads them through these, not by the device's field names (``<kind>_id_of``: the same
+# scheme as the analyzer's)
 def tuner_id_of(raw):
     """The tuner id of a ``GET /tuners/all`` element."""
     return raw["tuner_id"]

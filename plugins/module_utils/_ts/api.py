@@ -105,14 +105,25 @@ def with_unknown_fields(new, old):
 
 
 # -- what identifies an element of GET /inputs, GET /profiles and GET /converters: the rest of
-# the collection reads ids, names and live states through these, not by the device's field names
-def element_id(raw):
-    """The id the analyzer assigned an input or a profile (an element of its list)."""
+# the collection reads ids, names and live states through these, not by the device's field
+# names (``<kind>_id_of``, ``<kind>_name_of``: the same scheme as the monitor's)
+def input_id_of(raw):
+    """The id the analyzer assigned an input (an element of ``GET /inputs``)."""
     return raw["id"]
 
 
-def element_name(raw):
-    """The name of an input or a profile (an element of its list)."""
+def input_name_of(raw):
+    """The name of an input (an element of ``GET /inputs``)."""
+    return raw["name"]
+
+
+def profile_id_of(raw):
+    """The id the analyzer assigned an alert profile (an element of ``GET /profiles``)."""
+    return raw["id"]
+
+
+def profile_name_of(raw):
+    """The name of an alert profile (an element of ``GET /profiles``)."""
     return raw["name"]
 
 
@@ -196,7 +207,7 @@ ID_FIELDS = {"input_id": "input", "profile_id": "profile"}
 
 def created_answer(body, ident):
     """What the analyzer answers to a create posted to an ASSIGNED_IDS list, as this file reads
-    it (element_id, created_monitoring): the object with the id it assigned. _offline.py answers
+    it (input_id_of, profile_id_of, created_monitoring): the object with the id it assigned. _offline.py answers
     a recorded create with it."""
     return dict(body, id=ident)
 

@@ -85,29 +85,29 @@ class Reader:
 
     def label(self, input_id):
         """The name an input's data is keyed by: its name, or ``name #id`` when not unique."""
-        raw = next((r for r in self.all_inputs() if dev.element_id(r) == input_id), None)
+        raw = next((r for r in self.all_inputs() if dev.input_id_of(r) == input_id), None)
         if raw is None:
             return "#%s" % input_id
-        twins = [r for r in self.all_inputs() if dev.element_name(r) == dev.element_name(raw)]
-        return dev.element_name(raw) if len(twins) == 1 else "%s #%d" % (dev.element_name(raw), dev.element_id(raw))
+        twins = [r for r in self.all_inputs() if dev.input_name_of(r) == dev.input_name_of(raw)]
+        return dev.input_name_of(raw) if len(twins) == 1 else "%s #%d" % (dev.input_name_of(raw), dev.input_id_of(raw))
 
     def selected(self):
         """The inputs ``inputs`` names (all when it is empty); InputError for unknown names."""
         names = self.params.get("inputs") or []
-        known = {dev.element_name(r) for r in self.all_inputs()}
+        known = {dev.input_name_of(r) for r in self.all_inputs()}
         unknown = ["inputs[%d]: the analyzer has no input %r" % (i, n) for i, n in enumerate(names) if n not in known]
         unknown += ["known_tables[%d].input: the analyzer has no input %r" % (i, t["input"])
                     for i, t in enumerate(self.params.get("known_tables") or []) if t["input"] not in known]
         if unknown:
             have = ", ".join(repr(n) for n in sorted(known)) or "no input"
             raise InputError(unknown + ["inputs: the analyzer has %s" % have])
-        return [r for r in self.all_inputs() if not names or dev.element_name(r) in names]
+        return [r for r in self.all_inputs() if not names or dev.input_name_of(r) in names]
 
     def per_input(self, read):
-        return {self.label(dev.element_id(raw)): read(raw) for raw in self.selected()}
+        return {self.label(dev.input_id_of(raw)): read(raw) for raw in self.selected()}
 
     def keep(self, input_id):
-        return input_id in {dev.element_id(raw) for raw in self.selected()}
+        return input_id in {dev.input_id_of(raw) for raw in self.selected()}
 
     # -- readers ------------------------------------------------------------------------
     def readers(self):
@@ -116,18 +116,18 @@ class Reader:
             "system_status": lambda: get(dev.STATUS),
             "system_device": lambda: get(dev.DEVICE_INFO),
             "inputs": self.inputs,
-            "pids": lambda: self.per_input(lambda raw: get(dev.INPUT_PIDS % dev.element_id(raw))),
+            "pids": lambda: self.per_input(lambda raw: get(dev.INPUT_PIDS % dev.input_id_of(raw))),
             "tables": lambda: self.per_input(self.tables),
             "epg": lambda: self.per_input(self.epg),
-            "epg_parameters": lambda: self.per_input(lambda raw: get(dev.INPUT_EPG_PARAMETERS % dev.element_id(raw))),
+            "epg_parameters": lambda: self.per_input(lambda raw: get(dev.INPUT_EPG_PARAMETERS % dev.input_id_of(raw))),
             "rf_metrics": self.rf_metrics,
             "statistics": self.statistics,
             "statistics_archive": self.archive,
             "cas": lambda: {self.label(input_id): systems
                             for input_id, systems in dev.cas_by_input(get(dev.STATISTICS_CAS)).items()
                             if self.keep(input_id)},
-            "alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_ALERTS % dev.element_id(raw))),
-            "ip_alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_IP_ALERTS % dev.element_id(raw))),
+            "alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_ALERTS % dev.input_id_of(raw))),
+            "ip_alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_IP_ALERTS % dev.input_id_of(raw))),
             "metric_ranges": lambda: get(dev.METRIC_RANGES),
             "metrics": self.metrics,
             "snmp": lambda: dev.snmp_from_device(get(dev.SNMP_SETTINGS)),
@@ -142,20 +142,20 @@ class Reader:
         }
 
     def inputs(self):
-        names = {dev.element_id(p): dev.element_name(p) for p in self.client.get(dev.PROFILES)}
+        names = {dev.profile_id_of(p): dev.profile_name_of(p) for p in self.client.get(dev.PROFILES)}
         return [dev.input_state_from_device(raw, names) for raw in self.selected()]
 
     def tables(self, raw):
         known = [{k: t[k] for k in ("table_id", "table_id_extension", "revision")}
-                 for t in self.params.get("known_tables") or [] if t["input"] == dev.element_name(raw)]
+                 for t in self.params.get("known_tables") or [] if t["input"] == dev.input_name_of(raw)]
         if known:
-            return self.client.post(dev.INPUT_TABLES % dev.element_id(raw), {"tables": known}, idempotent=True)
-        return self.client.get(dev.INPUT_TABLES % dev.element_id(raw))
+            return self.client.post(dev.INPUT_TABLES % dev.input_id_of(raw), {"tables": known}, idempotent=True)
+        return self.client.get(dev.INPUT_TABLES % dev.input_id_of(raw))
 
     def epg(self, raw):
         body = {k: v for k, v in (self.params.get("epg") or {}).items() if v is not None}
         body.setdefault("eit_type", "eit")
-        return self.client.post(dev.INPUT_EPG % dev.element_id(raw), body, idempotent=True)
+        return self.client.post(dev.INPUT_EPG % dev.input_id_of(raw), body, idempotent=True)
 
     def rf_metrics(self):
         metrics = self.client.get(dev.RF_METRICS)
@@ -204,12 +204,12 @@ class Reader:
         else:
             raw, series = {}, {}
             for one in self.selected():
-                raw = self.client.get(dev.INPUT_METRICS % dev.element_id(one), params=query)
-                series[self.label(dev.element_id(one))] = dev.input_samples(raw)
+                raw = self.client.get(dev.INPUT_METRICS % dev.input_id_of(one), params=query)
+                series[self.label(dev.input_id_of(one))] = dev.input_samples(raw)
         return dict(dev.metrics_from_device(raw, query), pid=options.get("pid"), inputs=series)
 
     def sdcard(self):
-        names = {dev.element_id(raw): self.label(dev.element_id(raw)) for raw in self.all_inputs()}
+        names = {dev.input_id_of(raw): self.label(dev.input_id_of(raw)) for raw in self.all_inputs()}
         card = dev.card_from_device(self.client.post(dev.SDCARD_STATUS, idempotent=True), names)
         card["files"] = dev.files_from_device(self.client.post(dev.SDCARD_FILES, idempotent=True))
         return card

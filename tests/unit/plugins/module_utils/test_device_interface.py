@@ -47,7 +47,7 @@ def test_a_created_answer_reads_back_as_the_assigned_id():
     """_offline.py answers a recorded create with the device file's created_answer: the same file
     must read the id and the monitoring state back from it as from a real answer."""
     answer = ts_device.created_answer({"name": "News", "monitoring": False}, 7)
-    assert ts_device.element_id(answer) == 7 and ts_device.element_name(answer) == "News"
+    assert ts_device.input_id_of(answer) == 7 and ts_device.input_name_of(answer) == "News"
     assert ts_device.created_monitoring(answer) == "stopped"
     assert fm_device.ASSIGNED_IDS == {}
     with pytest.raises(NotImplementedError):

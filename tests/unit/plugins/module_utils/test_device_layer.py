@@ -30,4 +30,4 @@ def test_no_device_answer_is_indexed_outside_the_device_files(name):
 
 def test_the_check_finds_an_indexed_answer():
     assert INDEXED.search('name = raw["name"]') and INDEXED.search('uptime = answer.get("system_uptime")')
-    assert not INDEXED.search('name = dev.element_name(raw)')
+    assert not INDEXED.search('name = dev.input_name_of(raw)')
