@@ -97,10 +97,10 @@ def _start(client, params, check_mode, dest):
         why = "monitoring is stopped" if dev.input_state(raw) == "paused" else "it has no signal"
         raise Conflict(["input: %r has no stream to record (%s)" % (dev.input_name_of(raw), why)])
     _idle(card, "start a recording")
-    limits = {key: params[key] for key in ("duration", "size") if params.get(key) is not None}
     if check_mode:
         return {"changed": True, "card": card, "msg": "would start recording input %r" % dev.input_name_of(raw)}
-    started = client.post(dev.RECORD_START % dev.input_id_of(raw), limits)
+    started = client.post(dev.RECORD_START % dev.input_id_of(raw), dev.record_body(params.get("duration"),
+                                                                                   params.get("size")))
     names = _ids_to_names(inputs)
     recording = dev.card_from_device({"status": "recording", "recording": started}, names)["recording"]
     return {"changed": True, "recording": recording, "card": _card(client, names),
@@ -144,9 +144,9 @@ def _download(client, params, check_mode, dest):
     if check_mode:
         return {"changed": True, "file": {"filename": filename, "dest": dest, "size": entry["size"]},
                 "msg": "would download %s (%d bytes) to %s" % (filename, entry["size"], dest)}
-    once = client.get(dev.SDCARD_DOWNLOAD_TOKEN)["token"]
+    once = dev.download_token(client.get(dev.SDCARD_DOWNLOAD_TOKEN))
     # one-time: a retry could only be refused, so the GET is not retried
-    changed, info = download(client, dev.SDCARD_DOWNLOAD, dest, params={"filename": filename, "token": once},
+    changed, info = download(client, dev.SDCARD_DOWNLOAD, dest, params=dev.download_query(filename, once),
                              idempotent=False)
     del once
     return {"changed": changed, "file": dict(info, filename=filename),
@@ -159,7 +159,7 @@ def _delete(client, params, check_mode, dest):
         return {"changed": False, "msg": "the SD card has no file %r" % filename}
     if check_mode:
         return {"changed": True, "msg": "would delete %s" % filename}
-    client.post(dev.SDCARD_DELETE, params={"filename": filename})
+    client.post(dev.SDCARD_DELETE, params=dev.delete_query(filename))
     return {"changed": True, "msg": "deleted %s" % filename}
 
 

@@ -369,6 +369,26 @@ def finished_file(raw):
     return {"filename": raw["filename"], "size": raw["size"], "timestamp": raw.get("timestamp")}
 
 
+def record_body(duration, size):
+    """Body of ``POST /record/start/{id}``: the limits given (None: no limit)."""
+    return {key: value for key, value in (("duration", duration), ("size", size)) if value is not None}
+
+
+def download_token(raw):
+    """The one-time token of ``GET /sdcard/download_token``."""
+    return raw["token"]
+
+
+def download_query(filename, token):
+    """Query string of ``GET /sdcard/download``."""
+    return {"filename": filename, "token": token}
+
+
+def delete_query(filename):
+    """Query string of ``POST /sdcard/delete``."""
+    return {"filename": filename}
+
+
 # statistics and alert logs
 STATISTICS_CURRENT = "/api/statistics/current"
 STATISTICS_ARCHIVE = "/api/statistics/archive"
@@ -403,6 +423,12 @@ def input_samples(raw):
     return raw["samples"]
 
 
+def archive_query(options):
+    """Query string of ``GET /statistics/archive`` from ts_info's ``archive`` options."""
+    return {k: v for k, v in (("period", options.get("period") or "total"), ("time", options.get("time")))
+            if v is not None}
+
+
 def archive_from_device(raw):
     """``GET /statistics/archive``: its period, start and end, and ``[(input id, data)]``."""
     return {"period": raw.get("period"), "start": raw.get("start"), "end": raw.get("end"),
@@ -431,9 +457,10 @@ def statistics_from_device(stream):
             "pids": stream.get("pids", [])}
 
 
-def alerts_query(options, page, per_page):
-    """Body of an alert query (``POST /inputs/{id}/alerts`` and ``/input_alerts``)."""
-    body = {"period": options.get("period") or "total", "page": page, "perPage": per_page}
+def alerts_query(options):
+    """Body of an alert query (``POST /inputs/{id}/alerts`` and ``/input_alerts``) from
+    ts_info's ``alerts`` options; ``page`` and ``per_page`` say which page."""
+    body = {"period": options.get("period") or "total", "page": options["page"], "perPage": options["per_page"]}
     for key, field in (("time", "time"), ("error_names", "error_code"), ("pid", "pid")):
         if options.get(key) is not None:
             body[field] = options[key]
@@ -471,6 +498,24 @@ def metrics_query(options):
         if options.get(key) is not None:
             query[field] = options[key]
     return query
+
+
+def tables_query(known_tables):
+    """Body of ``POST /inputs/{id}/tables``: the tables already known (``known_tables``
+    entries of one input), which the analyzer leaves out of its answer."""
+    return {"tables": [{k: t[k] for k in ("table_id", "table_id_extension", "revision")} for t in known_tables]}
+
+
+def epg_query(options):
+    """Body of ``POST /inputs/{id}/epg`` from ts_info's ``epg`` options."""
+    body = {k: v for k, v in options.items() if v is not None}
+    body.setdefault("eit_type", "eit")
+    return body
+
+
+def system_log_query(options):
+    """Query string of ``GET /system/log``: the bounds given."""
+    return {k: v for k, v in options.items() if v is not None}
 
 
 # -- system: what the device_* modules read and write ----------------------------------

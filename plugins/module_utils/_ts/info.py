@@ -2,7 +2,11 @@
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What ts_info reads: one reader per subset, each a few GETs (or POST queries), never a
-write. Data about inputs is keyed by input name (``name #id`` when two share a name)."""
+write. Data about inputs is keyed by input name (``name #id`` when two share a name).
+
+The same shape as _fm/info.py: ``SUBSETS``, ``MINIMAL``, ``check_options(params)`` (the
+problems found before the first request), ``readers(client, params)`` ({subset: reader})
+and ``read_info(client, params)`` (the module's result)."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import datetime
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as dev
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, quoted
+from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import gather, select
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import paging_error
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
 
@@ -69,7 +74,24 @@ def check_options(params):
     return check.problems
 
 
-class Reader:
+def read_info(client, params):
+    """ts_info: the options checked before the first request, then the selected subsets read;
+    the module's result."""
+    problems = check_options(params)
+    if problems:
+        raise InputError(problems)
+    selected = select(params["gather_subset"], SUBSETS, MINIMAL)
+    result = gather(selected, readers(client, params))
+    return dict(result, changed=False, gathered_subsets=selected)
+
+
+def readers(client, params):
+    """One reader per subset of ts_info, each a function of no arguments (``params``: the
+    module's options, checked by check_options)."""
+    return _Reader(client, params).readers()
+
+
+class _Reader:
     """Reads the selected subsets; the input list is read once, and only when needed."""
 
     def __init__(self, client, params):
@@ -137,8 +159,7 @@ class Reader:
             "system_datetime": lambda: get(dev.DATETIME),
             "system_timezone": lambda: get(dev.TIMEZONE)["timezone"],
             "system_warnings": lambda: get(dev.SYSTEM_WARNINGS),
-            "system_log": lambda: get(dev.SYSTEM_LOG, params={k: v for k, v in (self.params.get("system_log") or {})
-                                                              .items() if v is not None}),
+            "system_log": lambda: get(dev.SYSTEM_LOG, params=dev.system_log_query(self.params.get("system_log") or {})),
         }
 
     def inputs(self):
@@ -146,16 +167,14 @@ class Reader:
         return [dev.input_state_from_device(raw, names) for raw in self.selected()]
 
     def tables(self, raw):
-        known = [{k: t[k] for k in ("table_id", "table_id_extension", "revision")}
-                 for t in self.params.get("known_tables") or [] if t["input"] == dev.input_name_of(raw)]
+        known = [t for t in self.params.get("known_tables") or [] if t["input"] == dev.input_name_of(raw)]
         if known:
-            return self.client.post(dev.INPUT_TABLES % dev.input_id_of(raw), {"tables": known}, idempotent=True)
+            return self.client.post(dev.INPUT_TABLES % dev.input_id_of(raw), dev.tables_query(known), idempotent=True)
         return self.client.get(dev.INPUT_TABLES % dev.input_id_of(raw))
 
     def epg(self, raw):
-        body = {k: v for k, v in (self.params.get("epg") or {}).items() if v is not None}
-        body.setdefault("eit_type", "eit")
-        return self.client.post(dev.INPUT_EPG % dev.input_id_of(raw), body, idempotent=True)
+        return self.client.post(dev.INPUT_EPG % dev.input_id_of(raw), dev.epg_query(self.params.get("epg") or {}),
+                                idempotent=True)
 
     def rf_metrics(self):
         metrics = self.client.get(dev.RF_METRICS)
@@ -167,9 +186,7 @@ class Reader:
         return {self.label(input_id): stats for input_id, stats in streams if self.keep(input_id)}
 
     def archive(self):
-        options = self.params.get("archive") or {}
-        query = {k: v for k, v in (("period", options.get("period") or "total"), ("time", options.get("time")))
-                 if v is not None}
+        query = dev.archive_query(self.params.get("archive") or {})
         archive = dev.archive_from_device(self.client.get(dev.STATISTICS_ARCHIVE, params=query))
         return dict(archive, inputs={self.label(input_id): data for input_id, data in archive["inputs"]
                                      if self.keep(input_id)})
@@ -181,13 +198,13 @@ class Reader:
         options = self.params.get("alerts") or {}
         if options.get("page") is not None:
             return dev.alerts_page(self.client.post(
-                path, dev.alerts_query(options, options["page"], options.get("per_page") or 20), idempotent=True))
+                path, dev.alerts_query(dict(options, per_page=options.get("per_page") or 20)), idempotent=True))
         max_pages = options.get("max_pages") or dev.ALERTS_PAGES_MAX
         items, number = [], 0
         while True:
             number += 1
-            page = dev.alerts_page(self.client.post(path, dev.alerts_query(options, number, dev.ALERTS_PER_PAGE_MAX),
-                                                    idempotent=True))
+            query = dev.alerts_query(dict(options, page=number, per_page=dev.ALERTS_PER_PAGE_MAX))
+            page = dev.alerts_page(self.client.post(path, query, idempotent=True))
             items.extend(page["items"])
             if len(items) >= page["total"]:
                 return {"total": page["total"], "items": items}
