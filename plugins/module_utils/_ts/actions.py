@@ -102,7 +102,7 @@ def _start(client, params, check_mode, dest):
     started = client.post(dev.RECORD_START % dev.input_id_of(raw), dev.record_body(params.get("duration"),
                                                                                    params.get("size")))
     names = _ids_to_names(inputs)
-    recording = dev.card_from_device({"status": "recording", "recording": started}, names)["recording"]
+    recording = dev.recording_from_device(started, names)
     return {"changed": True, "recording": recording, "card": _card(client, names),
             "msg": "recording input %r to %s" % (dev.input_name_of(raw), recording["filename"])}
 

@@ -353,6 +353,11 @@ def card_from_device(raw, input_names):
     return {"status": raw["status"], "total_mb": raw.get("total_mb"), "used_mb": raw.get("used_mb"), "recording": rec}
 
 
+def recording_from_device(raw, input_names):
+    """The answer of ``POST /record/start/{id}`` in the shape of the card's ``recording``."""
+    return card_from_device({"status": "recording", "recording": raw}, input_names)["recording"]
+
+
 def files_from_device(raw):
     """``POST /sdcard/files`` as a list of {filename, size (bytes), timestamp, recording}."""
     return [{"filename": f["filename"], "size": f["size"], "timestamp": f.get("timestamp"),
@@ -516,6 +521,11 @@ def epg_query(options):
 def system_log_query(options):
     """Query string of ``GET /system/log``: the bounds given."""
     return {k: v for k, v in options.items() if v is not None}
+
+
+def timezone_from_device(raw):
+    """The IANA name ``GET /system/timezone`` gives."""
+    return raw["timezone"]
 
 
 # -- system: what the device_* modules read and write ----------------------------------

@@ -157,7 +157,7 @@ class _Reader:
             "sdcard": self.sdcard,
             "system_network": lambda: get(dev.NETWORK),
             "system_datetime": lambda: get(dev.DATETIME),
-            "system_timezone": lambda: get(dev.TIMEZONE)["timezone"],
+            "system_timezone": lambda: dev.timezone_from_device(get(dev.TIMEZONE)),
             "system_warnings": lambda: get(dev.SYSTEM_WARNINGS),
             "system_log": lambda: get(dev.SYSTEM_LOG, params=dev.system_log_query(self.params.get("system_log") or {})),
         }
