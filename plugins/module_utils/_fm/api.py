@@ -134,7 +134,8 @@ def hw_to_device(hw):
 
 
 # -- what identifies an element of GET /tuners/all, and its parts: the rest of the collection
-# reads them through these, not by the device's field names
+# reads them through these, not by the device's field names (``<kind>_id_of``: the same
+# scheme as the analyzer's)
 def tuner_id_of(raw):
     """The tuner id of a ``GET /tuners/all`` element."""
     return raw["tuner_id"]
@@ -159,6 +160,11 @@ def schedule_active(raw):
 def station_id_of(station):
     """The id of a stored station (an element of ``GET /stations/all`` or of a scan's answer)."""
     return station["station_id"]
+
+
+def scan_query():
+    """Query string of ``POST /tuner/{id}/scan``: the answer comes when the scan has ended."""
+    return {"async": 0}
 
 
 def station_frequency(station):
@@ -344,15 +350,30 @@ def schedule_update_body(changed, active):
 
 
 # -- alerts, monitor output, status, playlist ------------------------------------------
-def alerts_query(order="desc", by="from", types=None, tuner_ids=None, limit=100, offset=0, since=None, until=None):
-    """Body of ``POST /alerts`` (``since``/``until`` in Unix seconds: alerts that began then)."""
-    body = {"order": order, "by": by, "type": list(types or []), "id": list(tuner_ids or []),
-            "limit": limit, "offset": offset}
-    if since is not None:
-        body["from"] = since
-    if until is not None:
-        body["till"] = until
+#: the most pages of POST /alerts one read takes, by default (fm_info's alerts.max_pages)
+ALERTS_PAGES_MAX = 1000
+
+
+def alerts_query(options):
+    """Body of ``POST /alerts`` from fm_info's ``alerts`` options (what is left out: the
+    defaults; ``since``/``until``: Unix seconds or ISO 8601, alerts that began then)."""
+    body = {"order": options.get("order") or "desc", "by": options.get("sort_by") or "from",
+            "type": list(options.get("types") or []), "id": list(options.get("tuner_ids") or []),
+            "limit": 100 if options.get("limit") is None else options["limit"], "offset": options.get("offset") or 0}
+    for key, field in (("since", "from"), ("until", "till")):
+        if options.get(key) is not None:
+            body[field] = unix_seconds(options[key])
     return body
+
+
+def alerts_csv_body(order):
+    """Body of ``POST /alerts/csv``: ``asc`` or ``desc``."""
+    return {"order": order}
+
+
+def system_log_query(options):
+    """Query string of ``GET /system/log``: the bounds given."""
+    return {k: v for k, v in options.items() if v is not None}
 
 
 def unix_seconds(value):
@@ -377,6 +398,11 @@ def unix_seconds(value):
 
 def monitor_body(tuner_id, muted):
     return {"tuner_id": tuner_id, "mute": MONITOR_MUTE[bool(muted)]}
+
+
+def write_monitor(client, after):
+    """Route ``after["tuner_id"]`` to the monitor output, muted or not (``POST /monitor``)."""
+    client.post(MONITOR, monitor_body(after["tuner_id"], after["muted"]))
 
 
 def monitor_from_device(status, conf):

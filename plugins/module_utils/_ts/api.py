@@ -105,14 +105,25 @@ def with_unknown_fields(new, old):
 
 
 # -- what identifies an element of GET /inputs, GET /profiles and GET /converters: the rest of
-# the collection reads ids, names and live states through these, not by the device's field names
-def element_id(raw):
-    """The id the analyzer assigned an input or a profile (an element of its list)."""
+# the collection reads ids, names and live states through these, not by the device's field
+# names (``<kind>_id_of``, ``<kind>_name_of``: the same scheme as the monitor's)
+def input_id_of(raw):
+    """The id the analyzer assigned an input (an element of ``GET /inputs``)."""
     return raw["id"]
 
 
-def element_name(raw):
-    """The name of an input or a profile (an element of its list)."""
+def input_name_of(raw):
+    """The name of an input (an element of ``GET /inputs``)."""
+    return raw["name"]
+
+
+def profile_id_of(raw):
+    """The id the analyzer assigned an alert profile (an element of ``GET /profiles``)."""
+    return raw["id"]
+
+
+def profile_name_of(raw):
+    """The name of an alert profile (an element of ``GET /profiles``)."""
     return raw["name"]
 
 
@@ -196,7 +207,7 @@ ID_FIELDS = {"input_id": "input", "profile_id": "profile"}
 
 def created_answer(body, ident):
     """What the analyzer answers to a create posted to an ASSIGNED_IDS list, as this file reads
-    it (element_id, created_monitoring): the object with the id it assigned. _offline.py answers
+    it (input_id_of, profile_id_of, created_monitoring): the object with the id it assigned. _offline.py answers
     a recorded create with it."""
     return dict(body, id=ident)
 
@@ -360,6 +371,11 @@ def card_from_device(raw, input_names):
     return {"status": raw["status"], "total_mb": raw.get("total_mb"), "used_mb": raw.get("used_mb"), "recording": rec}
 
 
+def recording_from_device(raw, input_names):
+    """The answer of ``POST /record/start/{id}`` in the shape of the card's ``recording``."""
+    return card_from_device({"status": "recording", "recording": raw}, input_names)["recording"]
+
+
 def files_from_device(raw):
     """``POST /sdcard/files`` as a list of {filename, size (bytes), timestamp, recording}."""
     return [{"filename": f["filename"], "size": f["size"], "timestamp": f.get("timestamp"),
@@ -374,6 +390,26 @@ def recording_input_id(status):
 def finished_file(raw):
     """The answer of ``GET /record/stop/{id}``: the file written, {filename, size, timestamp}."""
     return {"filename": raw["filename"], "size": raw["size"], "timestamp": raw.get("timestamp")}
+
+
+def record_body(duration, size):
+    """Body of ``POST /record/start/{id}``: the limits given (None: no limit)."""
+    return {key: value for key, value in (("duration", duration), ("size", size)) if value is not None}
+
+
+def download_token(raw):
+    """The one-time token of ``GET /sdcard/download_token``."""
+    return raw["token"]
+
+
+def download_query(filename, token):
+    """Query string of ``GET /sdcard/download``."""
+    return {"filename": filename, "token": token}
+
+
+def delete_query(filename):
+    """Query string of ``POST /sdcard/delete``."""
+    return {"filename": filename}
 
 
 # statistics and alert logs
@@ -410,6 +446,12 @@ def input_samples(raw):
     return raw["samples"]
 
 
+def archive_query(options):
+    """Query string of ``GET /statistics/archive`` from ts_info's ``archive`` options."""
+    return {k: v for k, v in (("period", options.get("period") or "total"), ("time", options.get("time")))
+            if v is not None}
+
+
 def archive_from_device(raw):
     """``GET /statistics/archive``: its period, start and end, and ``[(input id, data)]``."""
     return {"period": raw.get("period"), "start": raw.get("start"), "end": raw.get("end"),
@@ -438,9 +480,10 @@ def statistics_from_device(stream):
             "pids": stream.get("pids", [])}
 
 
-def alerts_query(options, page, per_page):
-    """Body of an alert query (``POST /inputs/{id}/alerts`` and ``/input_alerts``)."""
-    body = {"period": options.get("period") or "total", "page": page, "perPage": per_page}
+def alerts_query(options):
+    """Body of an alert query (``POST /inputs/{id}/alerts`` and ``/input_alerts``) from
+    ts_info's ``alerts`` options; ``page`` and ``per_page`` say which page."""
+    body = {"period": options.get("period") or "total", "page": options["page"], "perPage": options["per_page"]}
     for key, field in (("time", "time"), ("error_names", "error_code"), ("pid", "pid")):
         if options.get(key) is not None:
             body[field] = options[key]
@@ -478,6 +521,29 @@ def metrics_query(options):
         if options.get(key) is not None:
             query[field] = options[key]
     return query
+
+
+def tables_query(known_tables):
+    """Body of ``POST /inputs/{id}/tables``: the tables already known (``known_tables``
+    entries of one input), which the analyzer leaves out of its answer."""
+    return {"tables": [{k: t[k] for k in ("table_id", "table_id_extension", "revision")} for t in known_tables]}
+
+
+def epg_query(options):
+    """Body of ``POST /inputs/{id}/epg`` from ts_info's ``epg`` options."""
+    body = {k: v for k, v in options.items() if v is not None}
+    body.setdefault("eit_type", "eit")
+    return body
+
+
+def system_log_query(options):
+    """Query string of ``GET /system/log``: the bounds given."""
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def timezone_from_device(raw):
+    """The IANA name ``GET /system/timezone`` gives."""
+    return raw["timezone"]
 
 
 # -- system: what the device_* modules read and write ----------------------------------

@@ -28,7 +28,7 @@ class Inputs(Resource):
     otherwise the profiles are read as without it."""
 
     key = "name"
-    element_id = staticmethod(dev.element_id)
+    element_id = staticmethod(dev.input_id_of)
     noun = "input"
     atomic = ("source",)
 
@@ -138,19 +138,19 @@ class Inputs(Resource):
         created = self.client.post(dev.INPUTS, dev.input_body(after, self.profiles[after["alert_profile"]]))
         started = dev.created_monitoring(created)
         if started != after["monitoring"]:
-            self._set_monitoring(dev.element_id(created), after["monitoring"])
-        self._set_features(dev.element_id(created), dict(created, **dev.features_from_device(created)), after)
+            self._set_monitoring(dev.input_id_of(created), after["monitoring"])
+        self._set_features(dev.input_id_of(created), dict(created, **dev.features_from_device(created)), after)
 
     def update(self, before, after):
         raw = self.raw[before["name"]]
         if any(before.get(k) != after.get(k) for k in CONFIG_KEYS):
-            self.client.post(dev.INPUT % dev.element_id(raw), dev.input_body(after, self.profiles[after["alert_profile"]], raw))
+            self.client.post(dev.INPUT % dev.input_id_of(raw), dev.input_body(after, self.profiles[after["alert_profile"]], raw))
         if before["monitoring"] != after["monitoring"]:
-            self._set_monitoring(dev.element_id(raw), after["monitoring"])
-        self._set_features(dev.element_id(raw), before, after)
+            self._set_monitoring(dev.input_id_of(raw), after["monitoring"])
+        self._set_features(dev.input_id_of(raw), before, after)
 
     def delete(self, before):
-        self.delete_copy(dev.element_id(self.raw[before["name"]]))
+        self.delete_copy(dev.input_id_of(self.raw[before["name"]]))
 
     def delete_copy(self, ident):
         self.client.delete(dev.INPUT % ident)
@@ -187,7 +187,7 @@ def inputs_by_name(client):
     inputs = client.get(dev.INPUTS)
     named = {}
     for raw in inputs:
-        named.setdefault(dev.element_name(raw), []).append(raw)
+        named.setdefault(dev.input_name_of(raw), []).append(raw)
     return inputs, named
 
 
@@ -198,7 +198,7 @@ def one_input(named, name, where):
         return found[0]
     if found:
         raise Conflict(["%s: the analyzer has several inputs named %r (ids %s); rename them on the device" % (
-            where, name, ", ".join(str(dev.element_id(raw)) for raw in found))])
+            where, name, ", ".join(str(dev.input_id_of(raw)) for raw in found))])
     raise InputError(["%s: the analyzer has no input %r (it has: %s)" % (
         where, name, ", ".join(repr(n) for n in sorted(named)) or "none")])
 
@@ -209,7 +209,7 @@ class Profiles(Resource):
     write per profile that differs."""
 
     key = "name"
-    element_id = staticmethod(dev.element_id)
+    element_id = staticmethod(dev.profile_id_of)
     noun = "alert profile"
 
     def check(self, desired, run):
@@ -252,8 +252,8 @@ class Profiles(Resource):
         check mode too, takes inputs that name it."""
         names = [obj["name"] for obj in result.get("after", result.get("gathered", []))]
         if check_mode:
-            return {name: dev.element_id(self.raw[name]) if name in self.raw else None for name in names}
-        return {name: dev.element_id(self.raw[name]) for name in names if name in self.raw}
+            return {name: dev.profile_id_of(self.raw[name]) if name in self.raw else None for name in names}
+        return {name: dev.profile_id_of(self.raw[name]) for name in names if name in self.raw}
 
     def check_against(self, desired, current, run):
         """Profiles to delete must not be the factory one, nor used by an input."""
@@ -273,14 +273,14 @@ class Profiles(Resource):
             return "profile %r (config is empty, so state=deleted deletes every profile)" % name
 
         problems = []
-        for name in [n for n in doomed if dev.element_id(self.raw[n]) == dev.FACTORY_PROFILE_ID]:
+        for name in [n for n in doomed if dev.profile_id_of(self.raw[n]) == dev.FACTORY_PROFILE_ID]:
             problems.append("%s: the factory profile cannot be deleted (the analyzer refuses);%s" % (
                 where(name), " list it to keep it" if run.state == "overridden" else " name the profiles to delete"))
-        doomed = [n for n in doomed if dev.element_id(self.raw[n]) != dev.FACTORY_PROFILE_ID]
+        doomed = [n for n in doomed if dev.profile_id_of(self.raw[n]) != dev.FACTORY_PROFILE_ID]
         if doomed:
             inputs = self.client.get(dev.INPUTS)
             for name in doomed:
-                users = dev.inputs_using(inputs, dev.element_id(self.raw[name]))
+                users = dev.inputs_using(inputs, dev.profile_id_of(self.raw[name]))
                 if users:
                     problems.append("%s: cannot be deleted, input(s) %s use it; give them another alert_profile"
                                     " first (ts_input)" % (where(name), ", ".join(repr(u) for u in users)))
@@ -300,10 +300,10 @@ class Profiles(Resource):
     def update(self, before, after):
         changed = [n for n, entry in after["errors"].items() if before["errors"].get(n) != entry]
         body = dev.profile_update_body(after, changed)
-        self.client.post(dev.PROFILE % dev.element_id(self.raw[before["name"]]), body)
+        self.client.post(dev.PROFILE % dev.profile_id_of(self.raw[before["name"]]), body)
 
     def delete(self, before):
-        self.delete_copy(dev.element_id(self.raw[before["name"]]))
+        self.delete_copy(dev.profile_id_of(self.raw[before["name"]]))
 
     def delete_copy(self, ident):
         self.client.delete(dev.PROFILE % ident)

@@ -54,8 +54,11 @@ def test_unix_seconds(value, seconds):
 
 
 def test_alerts_query_and_monitor():
-    assert dev.alerts_query(limit=1) == {"order": "desc", "by": "from", "type": [], "id": [], "limit": 1, "offset": 0}
-    assert dev.alerts_query(since=5, until=9)["from"] == 5
+    assert dev.alerts_query({"limit": 1}) == {"order": "desc", "by": "from", "type": [], "id": [], "limit": 1,
+                                              "offset": 0}
+    assert dev.alerts_query({"limit": 0})["limit"] == 0
+    assert dev.alerts_query({"since": 5, "until": "1970-01-01T00:00:09Z"})["from"] == 5
+    assert dev.alerts_query({"since": 5, "until": "1970-01-01T00:00:09Z"})["till"] == 9
     assert dev.monitor_body(2, True) == {"tuner_id": 2, "mute": 16}
     assert dev.monitor_from_device({"monitor_tuner": 1}, {"monitor": {"tuner_id": 1, "mute": 16}}) == {
         "tuner_id": 1, "muted": True}
