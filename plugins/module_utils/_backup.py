@@ -20,8 +20,9 @@ import json
 import types
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _snapshot as snapshot, _system as system
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device, parts as fm_parts
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device, parts as ts_parts
+from ansible_collections.broadcast.monitoring.plugins.module_utils._parts import restore_order, restore_passes
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
     Conflict,
     DeviceError,
@@ -186,9 +187,9 @@ def check_firmware(module, doc, policy):
 
 #: the order in which sections are restored: what monitoring needs first (profiles, inputs,
 #: tuners), then the rest; network last (it takes effect at the next reboot)
-TS_SECTIONS = ("alert_profiles", "inputs", "snmp", "converters", "time", "logging", "network")
-FM_SECTIONS = ("conf", "tuners", "thresholds", "schedules", "time", "logging", "network")
-FM_SECTIONS_1 = ("conf",)
+TS_SECTIONS = restore_order(ts_parts)
+FM_SECTIONS = restore_order(fm_parts)
+FM_SECTIONS_1 = fm_parts.RAW_SECTIONS
 
 
 def restore(module, doc, network, firmware_mismatch="fail"):
@@ -238,6 +239,7 @@ class _Sections(dict):
 def _restore(module, doc, network, sections):
     client, device, check_mode = module.client, module.device, module.check_mode
     settings = doc["system"]
+    registry = ts_parts if device.KIND == ts_parts.KIND else fm_parts
     if device.KIND != "ts_analyzer":
         conf = sections.run("conf", lambda: _restore_fm(client, doc, network, check_mode))
         if doc["format"] == FORMAT_1:
@@ -247,21 +249,26 @@ def _restore(module, doc, network, sections):
             # sections cannot be known before it is made.
             sections.not_planned = [n for n in FM_SECTIONS[1:] if network or n != "network"]
             return
-        _restore_fm_tuners(client, doc["raw"]["tuners"], check_mode, sections)
+        steps = _fm_tuner_steps(client, doc["raw"]["tuners"], check_mode)
     elif doc["format"] == FORMAT_1:
-        _restore_ts_1(client, doc["config"], check_mode, sections)
+        steps = _ts_1_steps(client, doc["config"], check_mode, sections)
     else:
-        _restore_ts(client, doc["raw"], check_mode, sections)
+        steps = _ts_steps(client, doc["raw"], check_mode, sections)
     clock = dict(settings["time"], datetime=None, max_clock_drift=0)  # the clock itself is not restored
-    sections.run("time", lambda: system.manage_time(_context(module, clock)))
+    steps["time"] = lambda: system.manage_time(_context(module, clock))
     if doc["format"] == FORMAT_1:
-        sections.run("logging", lambda: system.manage_logging(_context(module, settings["logging"])))
+        steps["logging"] = lambda: system.manage_logging(_context(module, settings["logging"]))
     else:  # verbatim: the device's own fields and values, whatever this collection knows of them
-        sections.run("logging", lambda: _restore_settings(client, device.LOG_SETTINGS, doc["raw"]["log_settings"],
-                                                          check_mode))
+        steps["logging"] = lambda: _restore_settings(client, device.LOG_SETTINGS, doc["raw"]["log_settings"],
+                                                     check_mode)
     if network:
-        sections.run("network", lambda: system.manage_network(_context(module, dict(
-            settings["network"], reboot=False, wait_host=None, reboot_timeout=0, host=module.params["host"]))))
+        steps["network"] = lambda: system.manage_network(_context(module, dict(
+            settings["network"], reboot=False, wait_host=None, reboot_timeout=0, host=module.params["host"])))
+    # in the registry's restore order, a part's second pass after the part it waits for
+    for name, second in restore_passes(registry):
+        step = steps.get((name, True) if second else name)
+        if step is not None:  # (network only when asked; format 1 has no more than these)
+            sections.run(name, step)
 
 
 def _restore_failure(err, sections, device, network, doc):
@@ -309,22 +316,29 @@ def _snmp_order(settings):
 
 
 # -- the analyzer, from the device's own answers ----------------------------------------------
-def _restore_ts(client, raw, check_mode, sections):
-    """Restore the analyzer's configuration, filling ``sections`` as each part is done."""
+def _two_passes(sections, name, resource, wanted, check_mode):
+    """``{name: first pass, (name, True): second pass}`` of a part the registry prunes after
+    another (``pruned_after``): the first pass replaces (creates and updates, deletes
+    nothing), the second, once the part it waits for is restored, deletes what the backup does
+    not have (in check mode, planned from the first)."""
+    names = [obj["name"] for obj in wanted]
+    return {name: lambda: reconcile(resource(), wanted, "replaced", check_mode),
+            (name, True): lambda: _joined(sections[name], reconcile(resource(), wanted, "overridden", check_mode)
+                                          if not check_mode else _plan_prune(sections[name], names))}
+
+
+def _ts_steps(client, raw, check_mode, sections):
+    """The analyzer's sections, each as the step that restores it."""
     wanted = raw["profiles"]
     names = [p["name"] for p in wanted]
     factory = names[0] if names else None  # listed first, as the device numbers it
     # Profiles first (inputs name them), inputs next, and only then the profiles that the
     # backup does not have are deleted, when no input uses them any more.
-    put = sections.run("alert_profiles", lambda: reconcile(RawProfiles(client, factory), wanted, "replaced",
-                                                           check_mode))
-    sections.run("inputs", lambda: reconcile(RawInputs(client, names), raw["inputs"], "overridden", check_mode))
-    sections.run("alert_profiles", lambda: _joined(put, reconcile(RawProfiles(client, factory), wanted, "overridden",
-                                                                  check_mode)
-                                                   if not check_mode else _plan_prune(put, names)))
-    sections.run("snmp", lambda: _restore_settings(client, ts_device.SNMP_SETTINGS, raw["snmp"], check_mode,
-                                                   _snmp_order))
-    sections.run("converters", lambda: reconcile(RawConverters(client), raw["converters"], "replaced", check_mode))
+    steps = _two_passes(sections, "alert_profiles", lambda: RawProfiles(client, factory), wanted, check_mode)
+    steps["inputs"] = lambda: reconcile(RawInputs(client, names), raw["inputs"], "overridden", check_mode)
+    steps["snmp"] = lambda: _restore_settings(client, ts_device.SNMP_SETTINGS, raw["snmp"], check_mode, _snmp_order)
+    steps["converters"] = lambda: reconcile(RawConverters(client), raw["converters"], "replaced", check_mode)
+    return steps
 
 
 def _portable_input(raw, profile_names):
@@ -541,16 +555,14 @@ class _InputsAfterProfiles(Inputs):
         return current
 
 
-def _restore_ts_1(client, config, check_mode, sections):
+def _ts_1_steps(client, config, check_mode, sections):
     profiles = config["alert_profiles"]
     names = [p["name"] for p in profiles]
-    put = sections.run("alert_profiles", lambda: reconcile(Profiles(client), profiles, "replaced", check_mode))
-    sections.run("inputs", lambda: reconcile(_InputsAfterProfiles(client, names), config["inputs"], "overridden",
-                                             check_mode))
-    sections.run("alert_profiles", lambda: _joined(put, reconcile(Profiles(client), profiles, "overridden", check_mode)
-                                                   if not check_mode else _plan_prune(put, names)))
-    sections.run("snmp", lambda: snmp(client, dict(config["snmp"], lists="replace"), check_mode))
-    sections.run("converters", lambda: reconcile(Converters(client), config["converters"], "replaced", check_mode))
+    steps = _two_passes(sections, "alert_profiles", lambda: Profiles(client), profiles, check_mode)
+    steps["inputs"] = lambda: reconcile(_InputsAfterProfiles(client, names), config["inputs"], "overridden", check_mode)
+    steps["snmp"] = lambda: snmp(client, dict(config["snmp"], lists="replace"), check_mode)
+    steps["converters"] = lambda: reconcile(Converters(client), config["converters"], "replaced", check_mode)
+    return steps
 
 
 # -- the FM monitor ------------------------------------------------------------------------------
@@ -580,7 +592,7 @@ def _fm_conf_order(conf):
     return conf
 
 
-def _restore_fm_tuners(client, tuners, check_mode, sections):
+def _fm_tuner_steps(client, tuners, check_mode):
     """What the monitor shows of its tuners outside /conf, through the tuner endpoints: on a
     device whose /conf carried all of it, these find nothing to write."""
     # an active schedule sets its tuner's state (fm_tuner refuses to set it too): left to the schedule
@@ -588,9 +600,9 @@ def _restore_fm_tuners(client, tuners, check_mode, sections):
         ("operating_state",) if fm_device.schedule_active(raw) else ())) for raw in tuners]
     thresholds = [fm_device.tuner_thresholds(raw) for raw in tuners]
     schedules = [fm_device.tuner_schedule(raw) for raw in tuners]
-    sections.run("tuners", lambda: reconcile_tuners(Tuners(client), settings, None, "merged", check_mode))
-    sections.run("thresholds", lambda: reconcile_tuners(Thresholds(client), thresholds, None, "merged", check_mode))
-    sections.run("schedules", lambda: reconcile_tuners(Schedules(client), schedules, None, "merged", check_mode))
+    return {"tuners": lambda: reconcile_tuners(Tuners(client), settings, None, "merged", check_mode),
+            "thresholds": lambda: reconcile_tuners(Thresholds(client), thresholds, None, "merged", check_mode),
+            "schedules": lambda: reconcile_tuners(Schedules(client), schedules, None, "merged", check_mode)}
 
 
 # -- a backup as the device's answers (state=parsed and state=rendered, _offline.py) --------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ansible_collections.broadcast.monitoring.plugins.module_utils._device_interface import post_network
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, list_or_empty, where_of
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import ShapeError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.parts import FACTORY_PROFILE
 
 LOGIN = ("/api/user/login", {})
 
@@ -28,8 +29,8 @@ INT32 = 2 ** 31 - 1
 NAME_MAX = 64
 T2MI_MAX = {"stream_id": INT32, "service_id": 65535, "pid": 8191, "plp_id": 255}
 RF_MAX = {"mode": INT32, "frequency": INT32, "bandwidth": INT32, "plp_id": 255}
-#: the profile a new input gets when the user names none (the factory profile)
-DEFAULT_PROFILE = "Default"
+#: the profile a new input gets when the user names none (the factory profile, _ts/parts.py)
+DEFAULT_PROFILE = FACTORY_PROFILE
 
 MONITORING = {True: "started", False: "stopped"}
 
