@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import _backup as backup
+from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import restore as backup
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import parts as fm_parts
 from ansible_collections.broadcast.monitoring.plugins.module_utils._parts import (
     Part,
