@@ -71,8 +71,8 @@ def restore_passes(registry):
     ``pruned_after`` met a second time right after the part it waits for."""
     by_name = {part.name: part for part in registry.PARTS}
     order = [by_name[name] for name in restore_order(registry) if name in by_name]
-    return [(name, False) for name in registry.RAW_SECTIONS] + [(part.name, second)
-                                                                 for part, second in with_second_passes(order)]
+    passes = [(part.name, second) for part, second in with_second_passes(order)]
+    return [(name, False) for name in registry.RAW_SECTIONS] + passes
 
 
 def purged(registry):

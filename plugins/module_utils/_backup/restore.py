@@ -128,4 +128,3 @@ def _restore_failure(err, sections, device, network, doc):
     not_written = [{"section": failing, "not_written": pending}] + [
         {"section": name} for name in order if name not in sections and name != failing]
     return PartialFailure(error, written, not_written, [{"section": failing, "unknown": unknown}] if unknown else [])
-

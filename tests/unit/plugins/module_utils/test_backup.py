@@ -38,4 +38,4 @@ def test_other_formats_and_types_are_refused():
 def test_address_lists_sort_numerically_and_tolerate_other_strings():
     addresses = ["10.0.0.100:162", "10.0.0.9:162", "host.example", "9.1.1.1:2000"]
     assert sorted(addresses, key=ts_device.address_key) == ["9.1.1.1:2000", "10.0.0.9:162", "10.0.0.100:162",
-                                                          "host.example"]
+                                                            "host.example"]
