@@ -111,12 +111,17 @@ demo: venv link
 
 # Benchmarks are not part of `make test`. The fleet benchmark (tests/benchmarks) writes
 # docs/performance.{json,md,png}; options pass through, e.g. `make bench BENCH_ARGS=--quick`.
+# The distributed one (tests/benchmarks/distributed.py: one controller against AWX-style slices
+# through ansible-runner's streaming pipeline, 1,000 devices) writes docs/performance-distributed.json
+# and its section of docs/performance.md; e.g. DISTRIBUTED_ARGS="--devices 100 --slices 2".
 BENCH_ARGS ?=
+DISTRIBUTED_ARGS ?=
 bench: venv link
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements/bench.in \
 	  -c requirements/constraints.txt -c requirements/constraints-docs.txt -c requirements/constraints-bench.txt
 	PYTHONPATH=$(SIMULATOR) $(BIN)/python -m tests.benchmarks.simulator_latency
 	$(BIN)/python -m tests.benchmarks $(BENCH_ARGS)
+	$(BIN)/python -m tests.benchmarks.distributed $(DISTRIBUTED_ARGS)
 
 clean:
 	rm -rf $(BUILD) tests/output

@@ -22,6 +22,16 @@ COMMON = (
 #: what a device file defines besides, by its TIMEZONE_KIND: IANA names checked against the
 #: device's own list, or UTC offsets in a range
 BY_TIMEZONE_KIND = {"name": ("timezones",), "offset": ("TIMEZONE_RANGE",)}
+#: the names each file of a device folder (_ts/, _fm/) provides in both folders, by file: the
+#: two folders hold the same files, and a name here is found in both (a unit test checks it);
+#: () where the two devices have nothing alike to declare (their actions and resources differ)
+BY_FILE = {
+    "api": COMMON,
+    "info": ("SUBSETS", "MINIMAL", "check_options", "readers", "read_info"),
+    "actions": (),
+    "resources": (),
+    "parts": ("KIND", "ROLE", "PARTS", "RAW_SECTIONS"),
+}
 
 
 def missing(device_file):

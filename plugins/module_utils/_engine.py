@@ -84,16 +84,31 @@ def nest(flat):
     return out
 
 
+class Run:
+    """What one reconcile is asked, handed to every hook that needs it: ``state``,
+    ``check_mode``, ``where`` ({key: how messages name that object}, for desired objects not
+    taken from ``config`` one to one) and ``checked`` (the desired objects were checked
+    before they were built, so ``check`` has nothing left to find)."""
+
+    def __init__(self, state, check_mode=False, where=None, checked=False):
+        self.state = state
+        self.check_mode = check_mode
+        self.where = where or {}
+        self.checked = checked
+
+
 class Change:
     """One planned write: ``create``, ``update`` or ``delete`` of the object at ``key``;
-    ``copy`` is the device id of an extra copy of ``key`` to delete (duplicates)."""
+    ``copy`` is the device id of an extra copy of ``key`` to delete (duplicates);
+    ``declared`` is the desired object the change comes from (as ``prepare`` gave it)."""
 
-    def __init__(self, action, key, before=None, after=None, copy=None):
+    def __init__(self, action, key, before=None, after=None, copy=None, declared=None):
         self.action = action
         self.key = key
         self.before = before
         self.after = after
         self.copy = copy
+        self.declared = declared
 
     def summary(self, detail=False):
         """The change as a result reports it; with ``detail``, an update's ``differences``, field
@@ -137,6 +152,15 @@ class Resource:
     ``read`` returns ``{key: object}`` in the module's own shape (what the user writes).
     ``create``/``update``/``delete`` do one object's writes. ``defaults`` is what an object
     has when the user does not say (used for new objects and by ``replaced``).
+
+    The lifecycle (``reconcile``): ``check(desired, run)``, ``read_for(desired, run)``,
+    ``check_against(desired, current, run)``, ``prepare(desired, current, run)``, then the
+    plan (``defaults``, ``normalise``, ``attainable``), ``check_planned(changes, run)`` and
+    the writes (``apply_changes``, ``write``: ``create``, ``update``, ``delete``). Each hook
+    gets what the run asks (``Run``) and what earlier steps found as arguments; none relies
+    on another hook having run first. What a resource keeps is only what it read from the
+    device (its elements in ``raw``, tables it looks names up in), read by whichever hook
+    first needs it; ``normalise`` and ``defaults`` depend on nothing but their argument.
     """
 
     key = "name"
@@ -149,8 +173,6 @@ class Resource:
 
     def __init__(self, client):
         self.client = client
-        self.state = "merged"  # set by reconcile before any check
-        self.check_mode = False  # likewise
         #: writes whose answer was lost, and whether the read-back found them landed
         self.lost_answers = []
         #: the device's element of each key (``id`` tells copies apart), set by ``index``
@@ -162,27 +184,25 @@ class Resource:
         #: differences the device offers no way to write, named by ``attainable`` (warnings)
         self.unwritable = []
 
-    # The engine calls the hooks in this order (reconcile): check, read_for, check_against,
-    # prepare, then plan (normalise, defaults), check_planned, and the writes (create, update,
-    # delete). A hook may rely on what an earlier one stored, never on a later one.
-    def check(self, desired):
+    def check(self, desired, run):
         """Problems with the desired objects found without the device; [] when none."""
         return []
 
-    def read_for(self, desired):
+    def read_for(self, desired, run):
         """The current objects, read knowing what the run wants (a resource may spare a read
         with it); ``read`` is the same read without that knowledge."""
         return self.read()
 
-    def check_against(self, desired, current):
+    def check_against(self, desired, current, run):
         """Problems that need the device's current state (e.g. a name that must exist)."""
         return []
 
-    def prepare(self, desired, current):
-        """Read what planning and writing need beyond ``current`` (stored on the resource),
-        once the desired state is known to be valid."""
+    def prepare(self, desired, current, run):
+        """The desired objects the plan is made from, once they are known to be valid: a
+        resource may complete them from ``current`` (copies; ``desired`` is left as given)."""
+        return desired
 
-    def check_planned(self, changes):
+    def check_planned(self, changes, run):
         """Problems with the planned objects (``change.after``) that only the plan shows
         (a value the user set against one the device keeps); [] when none."""
         return []
@@ -230,9 +250,22 @@ class Resource:
 
     def attainable(self, before, target):
         """``(target, notes)``: ``target`` (normalised) as the device's writes can make it from
-        ``before``, and a note naming each difference the device offers no way to write (kept
-        as ``before`` has it, so the plan holds only changes some request carries)."""
+        ``before`` (with what a write implies beyond the fields it names), and a note naming
+        each difference the device offers no way to write (kept as ``before`` has it, so the
+        plan holds only changes some request carries)."""
         return target, []
+
+    def write(self, change):
+        """The requests of one planned change (``change.declared`` says what was asked, for a
+        resource whose requests depend on it, not only on ``before`` and ``after``)."""
+        if change.copy is not None:
+            self.delete_copy(change.copy)
+        elif change.action == "create":
+            self.create(change.after)
+        elif change.action == "update":
+            self.update(change.before, change.after)
+        else:
+            self.delete(change.before)
 
     def create(self, after):
         raise NotImplementedError
@@ -267,9 +300,9 @@ def plan(resource, current, desired, state):
             target, notes = resource.attainable(current[key], target)
             resource.unwritable.extend(notes)
         if key not in current:
-            changes.append(Change("create", key, after=target))
+            changes.append(Change("create", key, after=target, declared=obj))
         elif target != resource.normalise(current[key]):
-            changes.append(Change("update", key, before=current[key], after=target))
+            changes.append(Change("update", key, before=current[key], after=target, declared=obj))
         after[key] = target
     if state == "overridden":
         for key in [k for k in current if k not in wanted]:
@@ -294,23 +327,12 @@ def apply(resource, changes):
         done.append(change)
 
 
-def _write(resource, change):
-    if change.copy is not None:
-        resource.delete_copy(change.copy)
-    elif change.action == "create":
-        resource.create(change.after)
-    elif change.action == "update":
-        resource.update(change.before, change.after)
-    else:
-        resource.delete(change.before)
-
-
 def _write_verified(resource, change):
     """One object's write. Writes are never resent blindly (a create sent twice would make
     two objects): when the connection drops before the answer, the device is read back to
     find out whether the write landed, and only what is still missing is written."""
     try:
-        _write(resource, change)
+        resource.write(change)
         return
     except DeviceError as err:
         if err.kind != UNREACHABLE:
@@ -341,25 +363,25 @@ def _write_verified(resource, change):
     elif present is None:
         resource.create(change.after)
     elif resource.normalise(present) != change.after:
-        resource.update(present, change.after)
+        resource.write(Change("update", change.key, before=present, after=change.after, declared=change.declared))
 
 
-def check_config(resource, config, state, check_mode=False):
+def check_config(resource, config, state, check_mode=False, run=None):
     """Problems with the desired objects found without the device (``reconcile``'s first
     step, which the device_state action also takes on the controller before any request)."""
     desired = [strip_unset(obj) for obj in (config or [])]
-    resource.state = state
-    resource.check_mode = check_mode
-    return _duplicates(desired, resource.key) + resource.check(desired)
+    return _duplicates(desired, resource.key) + resource.check(desired, run or Run(state, check_mode))
 
 
-def reconcile(resource, config, state, check_mode):
-    """Bring a keyed list to the desired state; returns the module result."""
+def reconcile(resource, config, state, check_mode, where=None, checked=False):
+    """Bring a keyed list to the desired state; returns the module result. ``where`` and
+    ``checked``: see ``Run``."""
+    run = Run(state, check_mode, where, checked)
     desired = [strip_unset(obj) for obj in (config or [])]
-    problems = check_config(resource, config, state, check_mode)
+    problems = check_config(resource, config, state, run=run)
     if problems:
         raise InputError(problems)
-    current = resource.read_for(desired)
+    current = resource.read_for(desired, run)
     warnings = []
     if state == "gathered":
         result = {"changed": False, "gathered": list(current.values())}
@@ -367,15 +389,15 @@ def reconcile(resource, config, state, check_mode):
             result["duplicates"] = _copies(resource)
             warnings.append(_duplicates_warning(resource, "gathered shows the copy with the lowest id of each"))
         return dict(result, warnings=warnings) if warnings else result
-    problems = resource.check_against(desired, current)
+    problems = resource.check_against(desired, current, run)
     if resource.fixed:
         problems = _unknown_keys(desired, current, resource.key) + problems
     if problems:
         raise InputError(problems)
-    resource.prepare(desired, current)
+    desired = resource.prepare(desired, current, run)
     extras = _resolve_duplicates(resource, current, desired, state, warnings)
     after, changes = plan(resource, current, desired, state)
-    problems = resource.check_planned(changes)
+    problems = resource.check_planned(changes, run)
     if problems:
         raise InputError(problems)
     changes += [Change("delete", key, before=obj, copy=resource.element_id(element)) for key, element, obj in extras]

@@ -149,7 +149,7 @@ ARGUMENT_SPEC = dict(
 
 def main():
     module = DeviceModule(ARGUMENT_SPEC, fm_device)
-    module.run(lambda: run_actions(module))
+    module.run(lambda: run_actions(module.client, module.params, module.check_mode))
 
 
 if __name__ == "__main__":

@@ -223,16 +223,9 @@ requests:
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, quoted
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.info import (
-    ALERTS_PAGES_MAX,
-    INFO_MINIMAL,
-    INFO_SUBSETS,
-    info_readers,
-)
-from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import gather, select, subset_spec
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.info import read_info
+from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import subset_spec
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
 
 ARGUMENT_SPEC = dict(
     gather_subset=subset_spec(),
@@ -246,7 +239,7 @@ ARGUMENT_SPEC = dict(
         limit=dict(type="int", default=100),
         offset=dict(type="int", default=0),
         all_pages=dict(type="bool", default=False),
-        max_pages=dict(type="int", default=ALERTS_PAGES_MAX),
+        max_pages=dict(type="int", default=fm_device.ALERTS_PAGES_MAX),
     )),
     log=dict(type="dict", default={}, options=dict(
         from_id=dict(type="int"), till_id=dict(type="int"), limit=dict(type="int"),
@@ -254,31 +247,9 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def work(module):
-    selected = select(module.params["gather_subset"], INFO_SUBSETS, INFO_MINIMAL)
-    alerts, log = module.params["alerts"], module.params["log"]
-    check = Checker()
-    times = {}
-    for name in ("since", "until"):
-        times[name] = None if alerts[name] is None else fm_device.unix_seconds(alerts[name])
-        if alerts[name] is not None and times[name] is None:
-            check.fail("alerts." + name, "must be Unix seconds or an ISO 8601 time, got %s" % quoted(alerts[name]))
-    for where, value in [("alerts.limit", alerts["limit"]), ("alerts.offset", alerts["offset"])] + [
-            ("alerts.tuner_ids[%d]" % i, v) for i, v in enumerate(alerts["tuner_ids"])] + [
-            ("log." + k, v) for k, v in log.items() if v is not None]:
-        check.between(where, value, 0, None)
-    check.between("alerts.max_pages", alerts["max_pages"], 1, None)
-    if check.problems:
-        raise InputError(check.problems)
-    query = fm_device.alerts_query(alerts["order"], alerts["sort_by"], alerts["types"], alerts["tuner_ids"],
-                                   alerts["limit"], alerts["offset"], times["since"], times["until"])
-    result = gather(selected, info_readers(module.client, query, alerts["all_pages"], log, alerts["max_pages"]))
-    return dict(result, changed=False)
-
-
 def main():
     module = DeviceModule(ARGUMENT_SPEC, fm_device, reads_only=True)
-    module.run(lambda: work(module))
+    module.run(lambda: read_info(module.client, module.params))
 
 
 if __name__ == "__main__":

@@ -143,10 +143,8 @@ requests:
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.actions import delete_stations, scan
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.actions import station
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
 
 ARGUMENT_SPEC = dict(
     state=dict(type="str", required=True, choices=["scanned", "absent"]),
@@ -158,34 +156,9 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def work(module):
-    params = module.params
-    check = Checker()
-    if params["state"] == "scanned":
-        check.between("tuner_id", params["tuner_id"], 0, None)
-    else:
-        chosen = [name for name in ("station_ids", "frequencies") if params[name] is not None]
-        if params["all_stations"] and chosen:
-            check.fail("all_stations", "deletes every record; leave out %s" % " and ".join(chosen))
-        elif not params["all_stations"] and not chosen:
-            check.fail("state", "absent needs station_ids, frequencies or all_stations=true")
-    for index, value in enumerate(params["station_ids"] or []):
-        check.between("station_ids[%d]" % index, value, 0, None)
-    low, high = fm_device.FREQUENCY_RANGE
-    for index, value in enumerate(params["frequencies"] or []):
-        if not low <= value <= high:
-            check.fail("frequencies[%d]" % index, "must be in the FM band, %d to %d kHz, got %d" % (low, high, value))
-    if check.problems:
-        raise InputError(check.problems)
-    if params["state"] == "scanned":
-        return scan(module.client, params["tuner_id"], params["scan_timeout"], module.check_mode)
-    return delete_stations(module.client, params["station_ids"], params["frequencies"], params["all_stations"],
-                           module.check_mode)
-
-
 def main():
     module = DeviceModule(ARGUMENT_SPEC, fm_device, required_if=[("state", "scanned", ["tuner_id"])])
-    module.run(lambda: work(module))
+    module.run(lambda: station(module.client, module.params, module.check_mode))
 
 
 if __name__ == "__main__":

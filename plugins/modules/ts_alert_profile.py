@@ -267,7 +267,7 @@ def main():
 
     def work():
         result = reconcile(profiles, params["config"], module.working_state, module.check_mode)
-        return dict(result, profile_ids=profiles.ids(result))
+        return dict(result, profile_ids=profiles.ids(result, module.check_mode))
 
     module.run(work)
 

@@ -333,15 +333,9 @@ requests:
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
-from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import gather, select, subset_spec
+from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import subset_spec
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.info import (
-    MINIMAL,
-    SUBSETS,
-    Reader,
-    check_options,
-)
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.info import read_info
 
 PERIODS = list(ts_device.ARCHIVE_PERIODS)
 
@@ -374,19 +368,9 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def work(module):
-    params = module.params
-    problems = check_options(params)
-    if problems:
-        raise InputError(problems)
-    selected = select(params["gather_subset"], SUBSETS, MINIMAL)
-    result = gather(selected, Reader(module.client, params).readers())
-    return dict(result, changed=False, gathered_subsets=selected)
-
-
 def main():
     module = DeviceModule(ARGUMENT_SPEC, ts_device, reads_only=True)
-    module.run(lambda: work(module))
+    module.run(lambda: read_info(module.client, module.params))
 
 
 if __name__ == "__main__":

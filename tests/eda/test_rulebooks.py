@@ -4,7 +4,7 @@ without them these tests are skipped, saying what is missing.
 
 One ansible-rulebook process runs the three rulebooks of extensions/eda/rulebooks together (their
 rulesets in one file), plus a ruleset that prints every priority-1 raise it sees: one JVM start
-and one analyzer for the whole scenario (about a minute)."""
+and one analyzer and one FM monitor for the whole scenario (about a minute)."""
 
 import os
 import shutil
@@ -42,7 +42,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def sim():
-    with running_fleet(ts=1, fm=0, time_scale=0.02) as fleet:
+    with running_fleet(ts=1, fm=1, time_scale=0.02) as fleet:
         yield fleet
 
 
@@ -122,6 +122,13 @@ def wait_for(condition, what, proc, log):
 def test_the_rulebooks_react_to_a_lost_signal_a_restart_and_an_error_storm(sim, tmp_path):
     device = sim.fleet.by_name("ts-001")
     sim.call(device.reset)
+    monitor = sim.fleet.by_name("fm-001")
+    sim.call(monitor.reset)
+    station = sorted(f for f, s in monitor.band.items() if s["rssi"] >= 30)[0]
+
+    def tuner_on_air():  # tuner 0 enabled and locked on a strong station
+        monitor.state["tuners"][0].update(frequency=station, state=1)
+    sim.call(tuner_on_air)
     client = client_for(device)
     quiet = client.post("/api/profiles", {"name": "Quiet", "entries": [
         dict(QUIET["errors"][name], error_name=name) for name in PRIORITY_1]})
@@ -131,8 +138,8 @@ def test_the_rulebooks_react_to_a_lost_signal_a_restart_and_an_error_storm(sim, 
     write_files(sim, tmp_path)
     sim.call(device.requests.clear)
 
-    def requested(method, path):
-        return [r for r in sim.call(lambda: list(device.requests))
+    def requested(method, path, unit=device):
+        return [r for r in sim.call(lambda: list(unit.requests))
                 if r["method"] == method and r["path"] == path and r["status"] == 200]
 
     proc, log = start_rulebook(tmp_path)
@@ -169,6 +176,14 @@ def test_the_rulebooks_react_to_a_lost_signal_a_restart_and_an_error_storm(sim, 
             return raw["config"]["eth"]["multicast"]["multicast_address"]
 
         wait_for(lambda: mux1_address() == "239.1.1.1", "Mux 1 back on 239.1.1.1 after the restart", proc, log)
+
+        # 3, FM: a tuner that loses lock: the monitor's alert log is collected (POST /alerts/csv)
+        assert not requested("POST", "/api/alerts/csv", monitor)
+        sim.call(monitor.lose_signal, 0)
+        wait_for(lambda: requested("POST", "/api/alerts/csv", monitor), "POST /api/alerts/csv on the FM monitor", proc, log)
+        wait_for(lambda: bool(list(tmp_path.glob("diagnostics/fm-001-tuner-0-*/alerts.csv"))),
+                 "the FM alert log in the tuner's incident folder", proc, log)
     finally:
         stop(proc)
         sim.call(device.restore_signal, 1)
+        sim.call(monitor.restore_signal, 0)

@@ -20,12 +20,14 @@ WEIGHTS = {
     "test_awx.py": 30, "test_shape_variants.py": 190, "test_firmware_shapes.py": 12, "test_device_compatibility.py": 10,
     "test_read_shapes.py": 50, "test_direct_execution.py": 190, "test_direct_execution_isolation.py": 3,
     "test_execution_environment.py": 3, "test_packaging.py": 8, "test_examples_coverage.py": 1, "test_onboard.py": 70,
-    "test_device_snapshot.py": 70,
+    "test_device_snapshot.py": 70, "test_validate.py": 20, "test_revert.py": 25,
     # measured on a quiet machine (2026-11-25): about 95 s; 389 s with lint, docs and sanity beside it
     "test_parsed_rendered.py": 150,
     # measured on the shared machine (2026-11-26): 55 s for the playbook runs, 65 s for the new
     # virtual environment (pip install ./simulator from the package index)
     "test_twin.py": 120,
+    # 6 devices, 17 jobs through ansible-runner transmit | worker | process: 87 s beside ansible-lint (2026-11-26)
+    "test_awx_pipeline.py": 90,
 }
 DEFAULT_WEIGHT = 20.0
 

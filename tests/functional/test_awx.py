@@ -225,7 +225,8 @@ def test_the_reproduction_catches_what_awx_catches():
 def test_job_templates_name_existing_playbooks_and_their_variables():
     templates = load("job_templates.yml")["job_templates"]
     assert {t["playbook"] for t in templates} == {"playbooks/site.yml", "playbooks/firmware_rollout.yml",
-                                                  "playbooks/backup.yml", "playbooks/restore.yml"}
+                                                  "playbooks/backup.yml", "playbooks/restore.yml",
+                                                  "playbooks/report.yml"}
     roles_text = ""
     for folder, _dirs, files in os.walk(os.path.join(ROOT, "roles")):
         roles_text += "".join(open(os.path.join(folder, name), encoding="utf-8").read()
@@ -234,7 +235,7 @@ def test_job_templates_name_existing_playbooks_and_their_variables():
         playbook = os.path.join(ROOT, template["playbook"])
         assert os.path.exists(playbook), template["playbook"]
         text = open(playbook, encoding="utf-8").read() + roles_text
-        for question in template["survey_spec"]["spec"]:
+        for question in template.get("survey_spec", {"spec": []})["spec"]:
             assert question["variable"] in text, (template["name"], question["variable"])
             assert question["type"] in ("text", "textarea", "password", "integer", "float", "multiplechoice",
                                         "multiselect"), question
@@ -243,9 +244,182 @@ def test_job_templates_name_existing_playbooks_and_their_variables():
 def test_awx_guide_shows_the_files_as_they_are():
     with open(os.path.join(ROOT, "docs", "awx.md"), encoding="utf-8") as handle:
         guide = handle.read()
-    for name in ("credential_type.yml", "job_templates.yml"):
+    for name in ("credential_type.yml", "job_templates.yml", "workflow_firmware_rollout.yml"):
         with open(os.path.join(AWX, name), encoding="utf-8") as handle:
             assert "```yaml\n" + handle.read() + "```" in guide, "docs/awx.md: paste extensions/awx/%s again" % name
+
+
+# -- AWX's rules for job templates, surveys and workflows ---------------------------------
+
+#: The parameters of awx.awx.job_template (awx_collection/plugins/modules/job_template.py,
+#: main's argument_spec) that job_templates.yml uses, with their types.
+JOB_TEMPLATE_PARAMETERS = {
+    "name": str, "description": str, "job_type": str, "playbook": str, "extra_vars": dict,
+    "ask_limit_on_launch": bool, "ask_diff_mode_on_launch": bool, "ask_job_type_on_launch": bool,
+    "ask_job_slice_count_on_launch": bool, "survey_enabled": bool, "survey_spec": dict, "job_slice_count": int}
+#: The parameters of awx.awx.workflow_job_template (workflow_job_template.py, main's argument_spec)
+#: that the workflow uses, with their types.
+WORKFLOW_PARAMETERS = {"name": str, "description": str, "survey_enabled": bool, "survey_spec": dict,
+                       "workflow_nodes": list}
+#: What create_workflow_nodes and create_workflow_nodes_association (workflow_job_template.py) read
+#: of a node: its fields (copied when set), unified_job_template (name, type; an approval's name,
+#: description, timeout) and the related nodes by identifier.
+NODE_FIELDS = {"identifier", "extra_data", "scm_branch", "job_type", "job_tags", "skip_tags", "limit", "diff_mode",
+               "verbosity", "forks", "job_slice_count", "timeout", "all_parents_must_converge", "state",
+               "unified_job_template", "related", "inventory", "execution_environment"}
+NODE_EDGES = {"success_nodes", "failure_nodes", "always_nodes"}
+#: The job template field each node prompt needs to be accepted (JobTemplate._accept_or_ignore_job_kwargs,
+#: awx/main/models/jobs.py: an unprompted field is rejected): limit and job_slice_count here.
+NODE_PROMPTS = {"limit": "ask_limit_on_launch", "job_slice_count": "ask_job_slice_count_on_launch",
+                "extra_data": "ask_variables_on_launch"}
+#: awx/main/constants.py, SURVEY_TYPE_MAPPING
+SURVEY_TYPE_MAPPING = {"text": str, "textarea": str, "password": str, "multiplechoice": str, "multiselect": str,
+                       "integer": int, "float": (float, int)}
+
+
+def check_survey(survey):
+    """JobTemplateSurveySpec._validate_spec_data (awx/api/views/__init__.py), for what our surveys use."""
+    for field, kind in (("name", str), ("description", str), ("spec", list)):
+        if not isinstance(survey.get(field), kind):
+            raise AwxRefused("survey %s: missing or not a %s" % (field, kind.__name__))
+    if not survey["spec"]:
+        raise AwxRefused("'spec' doesn't contain any items.")
+    seen = set()
+    for index, item in enumerate(survey["spec"]):
+        for field in ("type", "question_name", "variable", "required"):
+            if field not in item:
+                raise AwxRefused("'%s' missing from survey question %d" % (field, index))
+            if not isinstance(item[field], bool if field == "required" else str):
+                raise AwxRefused("'%s' in survey question %d has the wrong type" % (field, index))
+        if item["variable"] in seen:
+            raise AwxRefused("'variable' '%s' duplicated in survey question %d" % (item["variable"], index))
+        seen.add(item["variable"])
+        if item["type"] not in SURVEY_TYPE_MAPPING:
+            raise AwxRefused("'%s' in survey question %d is not an allowed question type" % (item["type"], index))
+        expected = SURVEY_TYPE_MAPPING[item["type"]]
+        if "default" in item and item["default"] != "" and not isinstance(item["default"], expected):
+            raise AwxRefused("Default value %r in survey question %d has the wrong type" % (item["default"], index))
+        for key in ("min", "max"):
+            if item.get(key) is not None and not isinstance(item[key], int):
+                raise AwxRefused("The %s limit in survey question %d expected to be integer." % (key, index))
+
+
+def check_parameters(item, parameters):
+    for key, value in item.items():
+        if key not in parameters:
+            raise AwxRefused("%s: not a parameter" % key)
+        if not isinstance(value, parameters[key]) or (parameters[key] is int and isinstance(value, bool)):
+            raise AwxRefused("%s: %r is not a %s" % (key, value, parameters[key].__name__))
+    if item.get("job_slice_count", 1) < 0:  # JobTemplate.job_slice_count: a PositiveIntegerField
+        raise AwxRefused("job_slice_count: not a positive integer")
+    if "survey_spec" in item:
+        check_survey(item["survey_spec"])
+
+
+def check_workflow(workflow, job_templates):
+    """The workflow as awx.awx.workflow_job_template creates it, and the rules AWX applies to it."""
+    check_parameters(workflow, WORKFLOW_PARAMETERS)
+    nodes = {node["identifier"]: node for node in workflow["workflow_nodes"]}
+    if len(nodes) != len(workflow["workflow_nodes"]):
+        raise AwxRefused("node identifiers are not unique")
+    by_name = {t["name"]: t for t in job_templates}
+    for node in nodes.values():
+        if set(node) - NODE_FIELDS:
+            raise AwxRefused("%s: %s" % (node["identifier"], set(node) - NODE_FIELDS))
+        target = node["unified_job_template"]
+        if target["type"] == "workflow_approval":
+            # WorkflowApprovalTemplate: name, description, timeout (an IntegerField)
+            if set(target) - {"name", "description", "timeout", "type"} or not isinstance(target.get("timeout", 0), int):
+                raise AwxRefused("approval %s: %s" % (node["identifier"], target))
+        elif target["type"] == "job_template":
+            if target["name"] not in by_name:
+                raise AwxRefused("Unable to Find unified_job_template: %s" % target["name"])
+            for prompt, ask in NODE_PROMPTS.items():
+                if prompt in node and not by_name[target["name"]].get(ask):
+                    raise AwxRefused("%s: %s is not configured to prompt on launch" % (node["identifier"], prompt))
+        else:
+            raise AwxRefused("%s: unexpected type %s" % (node["identifier"], target["type"]))
+        for edge, children in node.get("related", {}).items():
+            if edge not in NODE_EDGES or any(child["identifier"] not in nodes for child in children):
+                raise AwxRefused("%s: %s %s" % (node["identifier"], edge, children))
+    # a workflow is a directed acyclic graph (SimpleDAG.has_cycle, awx/main/scheduler/dag_simple.py, checked on
+    # linking nodes in awx/api/views/__init__.py)
+    children = {name: [c["identifier"] for cs in node.get("related", {}).values() for c in cs]
+                for name, node in nodes.items()}
+    visiting, done = set(), set()
+
+    def visit(name):
+        if name in visiting:
+            raise AwxRefused("Workflow graph has a cycle through %s" % name)
+        if name not in done:
+            visiting.add(name)
+            for child in children[name]:
+                visit(child)
+            visiting.discard(name)
+            done.add(name)
+    for name in nodes:
+        visit(name)
+    return nodes, by_name
+
+
+def test_job_templates_and_their_surveys_are_what_awx_accepts():
+    templates = load("job_templates.yml")["job_templates"]
+    for job_template in templates:
+        check_parameters(job_template, JOB_TEMPLATE_PARAMETERS)
+    rollout = [t for t in templates if t["playbook"] == "playbooks/firmware_rollout.yml"]
+    launched_alone = [t for t in rollout if "extra_vars" not in t][0]
+    # AWX tells a slice nothing that marks it as one: the rollout template never slices
+    assert launched_alone["job_slice_count"] == 1 and launched_alone["ask_job_slice_count_on_launch"] is False
+    phases = {t["extra_vars"]["firmware_rollout_phase"]: t for t in rollout if "extra_vars" in t}
+    assert phases["canary"]["job_slice_count"] == 1 and phases["after_canary"]["job_slice_count"] > 1
+    assert not any(t.get("ask_job_slice_count_on_launch") for t in rollout)
+
+
+def test_the_canary_workflow_is_what_awx_accepts_and_gates_the_slices():
+    templates = load("job_templates.yml")["job_templates"]
+    workflow = load("workflow_firmware_rollout.yml")
+    nodes, by_name = check_workflow(workflow, templates)
+    phase = {name: by_name[node["unified_job_template"]["name"]].get("extra_vars", {}).get("firmware_rollout_phase")
+             for name, node in nodes.items() if node["unified_job_template"]["type"] == "job_template"}
+    canary = [name for name, value in phase.items() if value == "canary"]
+    rest = [name for name, value in phase.items() if value == "after_canary"]
+    approvals = [name for name, node in nodes.items() if node["unified_job_template"]["type"] == "workflow_approval"]
+    assert len(canary) == len(rest) == len(approvals) == 1
+    # canary -(success)-> approval -(success)-> the rest: nothing else leads to the rest
+    assert nodes[canary[0]]["related"]["success_nodes"] == [{"identifier": approvals[0]}]
+    assert nodes[approvals[0]]["related"] == {"success_nodes": [{"identifier": rest[0]}]}
+    parents = [name for name, node in nodes.items()
+               for children in node.get("related", {}).values() for child in children if child["identifier"] == rest[0]]
+    assert parents == approvals
+    # the survey's variables are the rollout's (the workflow's extra variables reach every node's job)
+    text = open(os.path.join(ROOT, "playbooks", "firmware_rollout.yml"), encoding="utf-8").read()
+    text += open(os.path.join(ROOT, "playbooks", "report.yml"), encoding="utf-8").read()
+    text += open(os.path.join(ROOT, "roles", "firmware_rollout", "meta", "argument_specs.yml"), encoding="utf-8").read()
+    for question in workflow["survey_spec"]["spec"]:
+        assert question["variable"] in text, question["variable"]
+
+
+def test_the_reproduction_of_awx_rules_refuses_what_awx_refuses():
+    templates = load("job_templates.yml")["job_templates"]
+    workflow = load("workflow_firmware_rollout.yml")
+    broken_survey = {"name": "x", "description": "", "spec": [{"question_name": "q", "variable": "v", "type": "integer",
+                                                               "required": True, "default": "2"}]}
+    with pytest.raises(AwxRefused, match="Default value"):
+        check_survey(broken_survey)
+    with pytest.raises(AwxRefused, match="duplicated"):
+        check_survey({"name": "x", "description": "", "spec": [dict(broken_survey["spec"][0], default=2)] * 2})
+    with pytest.raises(AwxRefused, match="not a parameter"):
+        check_parameters({"name": "x", "slice_count": 2}, JOB_TEMPLATE_PARAMETERS)
+    with pytest.raises(AwxRefused, match="not a int"):
+        check_parameters({"name": "x", "job_slice_count": "2"}, JOB_TEMPLATE_PARAMETERS)
+    sliced_by_prompt = dict(workflow, workflow_nodes=[dict(n, job_slice_count=4) if n["identifier"] == "rest" else n
+                                                      for n in workflow["workflow_nodes"]])
+    with pytest.raises(AwxRefused, match="not configured to prompt"):
+        check_workflow(sliced_by_prompt, templates)
+    cycle = dict(workflow, workflow_nodes=[dict(n, related={"success_nodes": [{"identifier": "canary"}]})
+                                           if n["identifier"] == "report" else n for n in workflow["workflow_nodes"]])
+    with pytest.raises(AwxRefused, match="cycle"):
+        check_workflow(cycle, templates)
 
 
 # -- the four job templates through ansible-runner ----------------------------------------
@@ -257,7 +431,8 @@ def fleet():
 
 
 def template(playbook):
-    return next(t for t in load("job_templates.yml")["job_templates"] if t["playbook"] == playbook)
+    return next(t for t in load("job_templates.yml")["job_templates"] if t["playbook"] == playbook
+                and "extra_vars" not in t)
 
 
 def survey_answers(job_template, **answers):

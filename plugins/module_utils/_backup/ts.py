@@ -81,8 +81,8 @@ class RawProfiles(Resource):
             kept["entries"] = list(target.get("entries", [])) + entries
         return self.normalise(dict(target, **kept)), [note]
 
-    def check_against(self, desired, current):
-        if self.state != "overridden":
+    def check_against(self, desired, current, run):
+        if run.state != "overridden":
             return []
         listed = {obj["name"] for obj in desired}
         doomed = [name for name in current if name not in listed and self.ids[name] != ts_device.FACTORY_PROFILE_ID]
@@ -122,7 +122,7 @@ class RawInputs(Resource):
         self.profiles, self.raw, current = ts_device.backup_inputs(self.client)
         return current
 
-    def check_against(self, desired, current):
+    def check_against(self, desired, current, run):
         known = set(self.profiles) | set(self.planned)
         return ["input %r: alerts_config: the analyzer has no profile %r" % (obj["name"], obj["alerts_config"]["profile_id"])
                 for obj in desired if obj["alerts_config"]["profile_id"] not in known]
@@ -132,16 +132,16 @@ class RawInputs(Resource):
 
     def create(self, after):
         created = self.client.post(ts_device.INPUTS, ts_device.backup_input_body(after, self.profiles))
-        self._set_own(ts_device.element_id(created), ts_device.without(created, ts_device.INPUT_NOT_CONFIG), after)
+        self._set_own(ts_device.input_id_of(created), ts_device.without(created, ts_device.INPUT_NOT_CONFIG), after)
 
     def update(self, before, after):
-        input_id = ts_device.element_id(self.raw[before["name"]])
+        input_id = ts_device.input_id_of(self.raw[before["name"]])
         if ts_device.without(before, self.OWN_ENDPOINTS) != ts_device.without(after, self.OWN_ENDPOINTS):
             self.client.post(ts_device.INPUT % input_id, ts_device.backup_input_updated(after, self.profiles, input_id))
         self._set_own(input_id, before, after)
 
     def delete(self, before):
-        self.client.delete(ts_device.INPUT % ts_device.element_id(self.raw[before["name"]]))
+        self.client.delete(ts_device.INPUT % ts_device.input_id_of(self.raw[before["name"]]))
 
     def _set_own(self, input_id, before, after):
         """Monitoring, SCTE-35 and thumbnails, each through its own endpoint (GETs that write
@@ -201,8 +201,8 @@ class _InputsAfterProfiles(Inputs):
         super().__init__(client)
         self.planned = planned
 
-    def read(self):
-        current = super().read()
+    def read(self, wanted_profiles=frozenset()):
+        current = super().read(wanted_profiles)
         for name in self.planned:
             self.profiles.setdefault(name, None)
         return current

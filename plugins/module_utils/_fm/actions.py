@@ -9,11 +9,44 @@ from __future__ import annotations
 import os
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile_settings
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import BUSY, DeviceError, InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._files import download as download_file, file_sha256, regular_file
+from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
 
 
 # -- fm_station: actions on the station list ---------------------------------------------------
+def check_station(params):
+    """Problems with fm_station's options, found before the first request."""
+    check = Checker()
+    if params["state"] == "scanned":
+        check.between("tuner_id", params["tuner_id"], 0, None)
+    else:
+        chosen = [name for name in ("station_ids", "frequencies") if params[name] is not None]
+        if params["all_stations"] and chosen:
+            check.fail("all_stations", "deletes every record; leave out %s" % " and ".join(chosen))
+        elif not params["all_stations"] and not chosen:
+            check.fail("state", "absent needs station_ids, frequencies or all_stations=true")
+    for index, value in enumerate(params["station_ids"] or []):
+        check.between("station_ids[%d]" % index, value, 0, None)
+    low, high = dev.FREQUENCY_RANGE
+    for index, value in enumerate(params["frequencies"] or []):
+        if not low <= value <= high:
+            check.fail("frequencies[%d]" % index, "must be in the FM band, %d to %d kHz, got %d" % (low, high, value))
+    return check.problems
+
+
+def station(client, params, check_mode):
+    """fm_station: a band scan (state=scanned) or deleted records (state=absent), once the
+    options are checked; the module's result."""
+    problems = check_station(params)
+    if problems:
+        raise InputError(problems)
+    if params["state"] == "scanned":
+        return scan(client, params["tuner_id"], params["scan_timeout"], check_mode)
+    return delete_stations(client, params["station_ids"], params["frequencies"], params["all_stations"], check_mode)
+
+
 def scan(client, tuner_id, wait, check_mode):
     """Band scan of one tuner (a request that returns when the scan ends, at most ``wait``
     seconds); ``changed`` when stations were added to the list."""
@@ -27,7 +60,7 @@ def scan(client, tuner_id, wait, check_mode):
                        " it would find are unknown" % tuner_id,
                 "diff": {"before": {"stations": before}, "after": {"stations": before}}}
     try:
-        found = client.request("POST", dev.TUNER_SCAN % tuner_id, params={"async": 0}, timeout=wait)
+        found = client.request("POST", dev.TUNER_SCAN % tuner_id, params=dev.scan_query(), timeout=wait)
     except DeviceError as err:
         if err.kind == BUSY:
             err.message = "tuner %d stayed busy (another scan or a frequency change): %s" % (tuner_id, err.message)
@@ -64,7 +97,7 @@ def delete_stations(client, station_ids, frequencies, everything, check_mode):
 # -- fm_actions ---------------------------------------------------------------------------------
 def clear_alerts(client, check_mode):
     """Empty the alert log; ``changed`` only when it held alerts."""
-    total = dev.alerts_total(client.request("POST", dev.ALERTS, body=dev.alerts_query(limit=1), idempotent=True))
+    total = dev.alerts_total(client.request("POST", dev.ALERTS, body=dev.alerts_query({"limit": 1}), idempotent=True))
     if total and not check_mode:
         client.delete(dev.ALERTS)
     return {"changed": bool(total), "cleared": total, "diff": {"before": total, "after": 0}}
@@ -85,7 +118,7 @@ def download(client, what, dest, order, check_mode):
     (files.download), replacing it only when its content differs."""
     before = file_sha256(dest) if regular_file(dest) else None
     if what == "alerts_csv":
-        changed, info = download_file(client, dev.ALERTS_CSV, dest, method="POST", body={"order": order},
+        changed, info = download_file(client, dev.ALERTS_CSV, dest, method="POST", body=dev.alerts_csv_body(order),
                                       check_mode=check_mode)
     else:
         changed, info = download_file(client, dev.MIB, dest, check_mode=check_mode)
@@ -97,18 +130,14 @@ def select_monitor(client, status, tuner_id, muted, check_mode):
     """Route a tuner to the monitor output (``POST /monitor``), unless it already is.
     ``status``: ``GET /status``, read before anything was done."""
     before = dev.monitor_from_device(status, client.get(dev.CONF))
-    after = {"tuner_id": tuner_id, "muted": bool(before["muted"]) if muted is None else muted}
-    changed = before != after
-    if changed and not check_mode:
-        client.post(dev.MONITOR, dev.monitor_body(after["tuner_id"], after["muted"]))
-    return {"changed": changed, "before": before, "after": after, "diff": {"before": before, "after": after}}
+    # the mute the device does not report is taken as off (what a write without one sends)
+    desired = {"tuner_id": tuner_id, "muted": bool(before["muted"]) if muted is None else muted}
+    return reconcile_settings(before, desired, lambda after: dev.write_monitor(client, after), check_mode)
 
 
-def run_actions(module):
+def run_actions(client, params, check_mode):
     """fm_actions: downloads, then clearing the alert log, then the monitor output; each
-    only when asked for, and only after every option was checked. ``module`` writes the
-    files (temporary file, atomic move)."""
-    params, client, check_mode = module.params, module.client, module.check_mode
+    only when asked for, and only after every option was checked; the module's result."""
     wanted = [what for what in ("alerts_csv", "mib") if params[what]]
     problems = []
     for what in wanted:

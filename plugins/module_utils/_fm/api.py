@@ -134,7 +134,8 @@ def hw_to_device(hw):
 
 
 # -- what identifies an element of GET /tuners/all, and its parts: the rest of the collection
-# reads them through these, not by the device's field names
+# reads them through these, not by the device's field names (``<kind>_id_of``: the same
+# scheme as the analyzer's)
 def tuner_id_of(raw):
     """The tuner id of a ``GET /tuners/all`` element."""
     return raw["tuner_id"]
@@ -159,6 +160,11 @@ def schedule_active(raw):
 def station_id_of(station):
     """The id of a stored station (an element of ``GET /stations/all`` or of a scan's answer)."""
     return station["station_id"]
+
+
+def scan_query():
+    """Query string of ``POST /tuner/{id}/scan``: the answer comes when the scan has ended."""
+    return {"async": 0}
 
 
 def station_frequency(station):
@@ -189,39 +195,35 @@ def factory_tuner(tuner_id):
             "stream": dict(FACTORY_STREAM, url=factory_url(tuner_id))}
 
 
-def tuner_writes(before, after, station_id=None):
-    """``[(path, body)]`` that take one tuner from ``before`` to ``after`` (fm_tuner shape).
+def tuner_state_body(state):
+    """Body of ``POST /tuner/{id}/state`` (``state``: a name of STATE_NAMES)."""
+    return {"state": STATE_NAMES.index(state)}
 
-    ``station_id``: tune to that stored station (the frequency follows it) instead of
-    writing the frequency. Order: state, mute and stream first, then settings, then the
-    station: a frequency change makes the tuner answer 503 while it switches.
-    """
-    tid = after["tuner_id"]
-    writes = []
-    if before["operating_state"] != after["operating_state"]:
-        writes.append((TUNER_STATE % tid, {"state": STATE_NAMES.index(after["operating_state"])}))
-    if before["muted"] != after["muted"]:
-        writes.append((TUNER_MUTED % tid, {"muted": after["muted"]}))
-    if before["stream"] != after["stream"]:
-        body = {"enabled": after["stream"]["enabled"]}
-        fields = {k: after["stream"][k] for k in ("url", "codec", "bitrate") if after["stream"][k] != before["stream"][k]}
-        if fields:
-            body["stream"] = fields
-        writes.append((TUNER_STREAM % tid, body))
-    settings = {}
-    if before["name"] != after["name"]:
-        settings["name"] = after["name"]
-    old, new = hw_to_device(before["hw_settings"]), hw_to_device(after["hw_settings"])
-    hw = {k: v for k, v in new.items() if old.get(k) != v}
-    if hw:
-        settings["hw_settings"] = hw
-    if before["frequency"] != after["frequency"] and station_id is None:
-        settings["frequency"] = after["frequency"]
-    if settings:
-        writes.append((TUNER_SETTINGS % tid, settings))
-    if station_id is not None:
-        writes.append((TUNER_STATION % tid, {"station_id": station_id}))
-    return writes
+
+def tuner_muted_body(muted):
+    """Body of ``POST /tuner/{id}/muted``."""
+    return {"muted": muted}
+
+
+def tuner_stream_body(enabled, fields):
+    """Body of ``POST /tuner/{id}/stream``: ``enabled``, and the stream ``fields`` that are
+    written (url, codec, bitrate), when any."""
+    body = {"enabled": enabled}
+    if fields:
+        body["stream"] = fields
+    return body
+
+
+def tuner_settings_body(name=None, hw_settings=None, frequency=None):
+    """Body of ``POST /tuner/{id}/settings`` with what is given (``hw_settings`` in the
+    device's shape); empty when nothing is."""
+    body = {"name": name, "hw_settings": hw_settings or None, "frequency": frequency}
+    return {key: value for key, value in body.items() if value is not None}
+
+
+def tuner_station_body(station_id):
+    """Body of ``POST /tuner/{id}/station``: tune to a stored station."""
+    return {"station_id": station_id}
 
 
 def tuner_info(raw):
@@ -341,16 +343,37 @@ def schedule_to_device(obj):
     return out
 
 
+def schedule_update_body(changed, active):
+    """Body of ``POST /tuner/{id}/schedule``: what changes (``schedule_to_device``'s shape)
+    and ``active``, which the device wants in every schedule write."""
+    return dict(changed, active=active)
+
+
 # -- alerts, monitor output, status, playlist ------------------------------------------
-def alerts_query(order="desc", by="from", types=None, tuner_ids=None, limit=100, offset=0, since=None, until=None):
-    """Body of ``POST /alerts`` (``since``/``until`` in Unix seconds: alerts that began then)."""
-    body = {"order": order, "by": by, "type": list(types or []), "id": list(tuner_ids or []),
-            "limit": limit, "offset": offset}
-    if since is not None:
-        body["from"] = since
-    if until is not None:
-        body["till"] = until
+#: the most pages of POST /alerts one read takes, by default (fm_info's alerts.max_pages)
+ALERTS_PAGES_MAX = 1000
+
+
+def alerts_query(options):
+    """Body of ``POST /alerts`` from fm_info's ``alerts`` options (what is left out: the
+    defaults; ``since``/``until``: Unix seconds or ISO 8601, alerts that began then)."""
+    body = {"order": options.get("order") or "desc", "by": options.get("sort_by") or "from",
+            "type": list(options.get("types") or []), "id": list(options.get("tuner_ids") or []),
+            "limit": 100 if options.get("limit") is None else options["limit"], "offset": options.get("offset") or 0}
+    for key, field in (("since", "from"), ("until", "till")):
+        if options.get(key) is not None:
+            body[field] = unix_seconds(options[key])
     return body
+
+
+def alerts_csv_body(order):
+    """Body of ``POST /alerts/csv``: ``asc`` or ``desc``."""
+    return {"order": order}
+
+
+def system_log_query(options):
+    """Query string of ``GET /system/log``: the bounds given."""
+    return {k: v for k, v in options.items() if v is not None}
 
 
 def unix_seconds(value):
@@ -375,6 +398,11 @@ def unix_seconds(value):
 
 def monitor_body(tuner_id, muted):
     return {"tuner_id": tuner_id, "mute": MONITOR_MUTE[bool(muted)]}
+
+
+def write_monitor(client, after):
+    """Route ``after["tuner_id"]`` to the monitor output, muted or not (``POST /monitor``)."""
+    client.post(MONITOR, monitor_body(after["tuner_id"], after["muted"]))
 
 
 def monitor_from_device(status, conf):

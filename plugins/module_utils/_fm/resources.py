@@ -49,8 +49,8 @@ def post_to_tuner(client, tuner_id, path, body):
 
 def check_tuners(resource, config, all_tuners, state):
     """Problems with ``config`` and ``all_tuners`` found without the device (also taken by
-    the device_state action on the controller before any request)."""
-    resource.state = state
+    the device_state action on the controller before any request); what is checked is the
+    same for every ``state``."""
     common = strip_unset(all_tuners or {})
     check = Checker()
     if common:
@@ -79,10 +79,9 @@ def reconcile_tuners(resource, config, all_tuners, state, check_mode):
         raise InputError(problems)
     common = strip_unset(all_tuners or {})
     own = [strip_unset(obj) for obj in config or []]
-    resource.prechecked = True
-    resource.where = {obj["tuner_id"]: "config[%d] (tuner %d)" % (i, obj["tuner_id"]) for i, obj in enumerate(own)}
+    where = {obj["tuner_id"]: "config[%d] (tuner %d)" % (i, obj["tuner_id"]) for i, obj in enumerate(own)}
     if not common or state == "gathered":
-        return reconcile(resource, own, state, check_mode)
+        return reconcile(resource, own, state, check_mode, where, checked=True)
     ids = sorted(resource.read())
     unknown = ["config[%d]: tuner_id %d: the device has no such tuner (it has %s)" % (
         i, obj["tuner_id"], ", ".join(map(str, ids))) for i, obj in enumerate(own) if obj["tuner_id"] not in ids]
@@ -90,9 +89,13 @@ def reconcile_tuners(resource, config, all_tuners, state, check_mode):
         raise InputError(unknown)
     by_id = {obj["tuner_id"]: obj for obj in own}
     for tid in ids:
-        resource.where.setdefault(tid, "%s (tuner %d)" % (ALL, tid))
+        where.setdefault(tid, "%s (tuner %d)" % (ALL, tid))
     desired = [merge(dict(common, tuner_id=tid), by_id.get(tid, {})) for tid in ids]
-    return reconcile(resource, desired, state, check_mode)
+    return reconcile(resource, desired, state, check_mode, where, checked=True)
+
+
+def _label(run, tuner_id):
+    return run.where.get(tuner_id, "config (tuner %d)" % tuner_id)
 
 
 class TunerObjects(Resource):
@@ -107,8 +110,6 @@ class TunerObjects(Resource):
     def __init__(self, client):
         super().__init__(client)
         self.current = {}
-        self.where = {}
-        self.prechecked = False
         self._raw = None
 
     # -- subclasses -----------------------------------------------------------------------
@@ -128,8 +129,8 @@ class TunerObjects(Resource):
         raise NotImplementedError
 
     # -- engine hooks -----------------------------------------------------------------------
-    def check(self, desired):
-        if self.prechecked:
+    def check(self, desired, run):
+        if run.checked:
             return []
         check = Checker()
         for index, obj in enumerate(desired):
@@ -139,16 +140,12 @@ class TunerObjects(Resource):
     def read(self):
         if self._raw is None:
             self._raw = {dev.tuner_id_of(raw): raw for raw in self.client.get(dev.TUNERS)}
-            self.current = {}  # what the device reports is normalised on its own, not against an older read
             self.current = {tid: self.normalise(self.from_device(raw)) for tid, raw in self._raw.items()}
         return self.current
 
     def refresh(self):
         self._raw = None
         return self.read()
-
-    def label(self, tuner_id):
-        return self.where.get(tuner_id, "config (tuner %d)" % tuner_id)
 
     def apply_changes(self, changes):
         batch = self._batch(changes)
@@ -164,7 +161,7 @@ class TunerObjects(Resource):
         for change in changes:
             before = merge(change.before, common)
             if before != change.after:
-                rest.append(Change("update", change.key, before=before, after=change.after))
+                rest.append(Change("update", change.key, before=before, after=change.after, declared=change.declared))
         try:
             apply(self, rest)
         except PartialFailure as err:
@@ -213,7 +210,6 @@ class Tuners(TunerObjects):
         super().__init__(client)
         #: the tuners whose schedule is active once the schedules are applied (None: as the device reports)
         self.scheduled_tuners = None if scheduled_tuners is None else set(scheduled_tuners)
-        self.tune = {}
         self._stations = None
         self._bitrates = None
 
@@ -242,37 +238,32 @@ class Tuners(TunerObjects):
         return factory
 
     def normalise(self, obj):
-        """Fill the tuner's own factory name and URL (state=replaced), and what tuning
-        implies: a station brings its frequency, a new frequency the station stored for it."""
+        """Fill the tuner's own factory name and URL (state=replaced)."""
         obj = copy.deepcopy(obj)
-        tid = obj["tuner_id"]
-        obj.setdefault("name", dev.factory_name(tid))
-        obj["stream"].setdefault("url", dev.factory_url(tid))
-        current = self.current.get(tid)
-        if current is None:
-            return obj
-        if obj.get("station_id") is not None and obj["station_id"] != current["station_id"]:
-            obj["frequency"] = dev.station_frequency(self._read_stations()[obj["station_id"]])
-        elif obj["frequency"] != current["frequency"]:
-            obj["station_id"] = self.station_at(obj["frequency"])
-        else:
-            obj["station_id"] = current["station_id"]
+        obj.setdefault("name", dev.factory_name(obj["tuner_id"]))
+        obj["stream"].setdefault("url", dev.factory_url(obj["tuner_id"]))
         return obj
 
+    def attainable(self, before, target):
+        """What tuning implies: a station brings its frequency, a new frequency the station
+        stored for it (the stations are read then, once)."""
+        target = dict(target)
+        if target.get("station_id") is not None and target["station_id"] != before["station_id"]:
+            target["frequency"] = dev.station_frequency(self.stations()[target["station_id"]])
+        elif target["frequency"] != before["frequency"]:
+            target["station_id"] = self.station_at(target["frequency"])
+        else:
+            target["station_id"] = before["station_id"]
+        return target, []
+
     def stations(self):
-        """The device's stored stations, read once (check_against and prepare read them when
-        a run needs them; normalise only looks them up)."""
+        """The device's stored stations, read once, when a run needs them."""
         if self._stations is None:
             self._stations = {dev.station_id_of(s): s for s in self.client.get(dev.STATIONS)}
         return self._stations
 
-    def _read_stations(self):
-        if self._stations is None:  # a planning step without prepare: a bug, not a device answer
-            raise RuntimeError("Tuners.normalise needs the stations that prepare reads")
-        return self._stations
-
     def station_at(self, frequency):
-        found = [sid for sid, s in self._read_stations().items() if dev.station_frequency(s) == frequency]
+        found = [sid for sid, s in self.stations().items() if dev.station_frequency(s) == frequency]
         return found[0] if found else None
 
     def bitrates(self):
@@ -288,11 +279,11 @@ class Tuners(TunerObjects):
             return tuner_id in self.scheduled_tuners
         return dev.schedule_active((self._raw or {}).get(tuner_id) or {})
 
-    def check_against(self, desired, current):
+    def check_against(self, desired, current, run):
         problems, admin = [], []
         for obj in desired:
             tid = obj["tuner_id"]
-            where, now = self.label(tid), current.get(tid)
+            where, now = _label(run, tid), current.get(tid)
             if now is None:
                 continue  # the engine names unknown tuners
             if self.scheduled(tid) and "operating_state" in obj:
@@ -314,7 +305,7 @@ class Tuners(TunerObjects):
             if station is not None and "frequency" in obj and obj["frequency"] != dev.station_frequency(station):
                 problems.append("%s: frequency: %d differs from the frequency of station %d (%d kHz); set one of them" % (
                     where, obj["frequency"], sid, dev.station_frequency(station)))
-            state = obj.get("operating_state", "disabled" if self.state == "replaced" and not self.scheduled(tid) else None)
+            state = obj.get("operating_state", "disabled" if run.state == "replaced" and not self.scheduled(tid) else None)
             if state is not None and state != now["operating_state"]:
                 admin.append("%s: operating_state" % where)
         if not problems and admin and self.client.role != "admin":
@@ -322,21 +313,11 @@ class Tuners(TunerObjects):
                                           " nothing was written (%s)" % (self.client.role, "; ".join(admin)))
         return problems
 
-    def prepare(self, desired, current):
-        """What the writes need: the stored station each tuner is tuned to (by station_id, an
-        admin write), the operating state of scheduled tuners (theirs to set, state=replaced
-        included), and the stations when a frequency or station changes (normalise looks up
-        one by the other)."""
-        self.tune = {}
-        for obj in desired:
-            tid, now = obj["tuner_id"], current[obj["tuner_id"]]
-            if self.scheduled(tid):
-                obj["operating_state"] = now["operating_state"]
-            if obj.get("station_id") is not None and obj["station_id"] != now["station_id"]:
-                self.tune[tid] = obj["station_id"]
-            base = now if self.state == "merged" else self.defaults()
-            if obj.get("frequency", base["frequency"]) != now["frequency"] or tid in self.tune:
-                self.stations()
+    def prepare(self, desired, current, run):
+        """A scheduled tuner keeps its operating state: the schedule's to set (state=replaced
+        included)."""
+        return [dict(obj, operating_state=current[obj["tuner_id"]]["operating_state"])
+                if self.scheduled(obj["tuner_id"]) else obj for obj in desired]
 
     def batch_part(self, obj):
         return {"hw_settings": obj["hw_settings"]}
@@ -344,10 +325,38 @@ class Tuners(TunerObjects):
     def all_body(self, common, afters):
         return {"hw_settings": dev.hw_to_device(common["hw_settings"])}
 
-    def update(self, before, after):
-        tid = after["tuner_id"]
-        for path, body in dev.tuner_writes(before, after, self.tune.get(tid)):
-            post_to_tuner(self.client, tid, path, body)
+    def write(self, change):
+        """A tuner asked for a stored station it is not on (an admin write) is tuned to it."""
+        station = (change.declared or {}).get("station_id")  # None: not asked for
+        for path, body in tuner_requests(change.before, change.after, None if station == change.before["station_id"] else station):
+            post_to_tuner(self.client, change.after["tuner_id"], path, body)
+
+
+def tuner_requests(before, after, station_id=None):
+    """``[(path, body)]`` that take one tuner from ``before`` to ``after`` (fm_tuner shape).
+
+    ``station_id``: tune to that stored station (the frequency follows it) instead of
+    writing the frequency. Order: state, mute and stream first, then settings, then the
+    station: a frequency change makes the tuner answer 503 while it switches.
+    """
+    tid = after["tuner_id"]
+    writes = []
+    if before["operating_state"] != after["operating_state"]:
+        writes.append((dev.TUNER_STATE % tid, dev.tuner_state_body(after["operating_state"])))
+    if before["muted"] != after["muted"]:
+        writes.append((dev.TUNER_MUTED % tid, dev.tuner_muted_body(after["muted"])))
+    if before["stream"] != after["stream"]:
+        fields = {k: after["stream"][k] for k in ("url", "codec", "bitrate") if after["stream"][k] != before["stream"][k]}
+        writes.append((dev.TUNER_STREAM % tid, dev.tuner_stream_body(after["stream"]["enabled"], fields)))
+    old, new = dev.hw_to_device(before["hw_settings"]), dev.hw_to_device(after["hw_settings"])
+    settings = dev.tuner_settings_body(after["name"] if before["name"] != after["name"] else None,
+                                       {k: v for k, v in new.items() if old.get(k) != v},
+                                       after["frequency"] if before["frequency"] != after["frequency"] and station_id is None else None)
+    if settings:
+        writes.append((dev.TUNER_SETTINGS % tid, settings))
+    if station_id is not None:
+        writes.append((dev.TUNER_STATION % tid, dev.tuner_station_body(station_id)))
+    return writes
 
 
 # -- fm_thresholds ----------------------------------------------------------------------------
@@ -408,7 +417,7 @@ class Thresholds(TunerObjects):
                 obj[name][bound] = value
         return obj
 
-    def check_planned(self, changes):
+    def check_planned(self, changes, run):
         # one bound given: judged against the device's other (both given: validate, before any request)
         problems = []
         for change in changes:
@@ -416,7 +425,7 @@ class Thresholds(TunerObjects):
                 low, high = change.after[name]["min"], change.after[name]["max"]
                 if name != "multipath" and dev.DISABLED not in (low, high) and low > high:
                     problems.append("%s: %s.min: must not exceed %s.max (%d), got %d" % (
-                        self.label(change.key), name, name, high, low))
+                        _label(run, change.key), name, name, high, low))
         return problems
 
     def batch_part(self, obj):
@@ -479,9 +488,8 @@ class Schedules(TunerObjects):
         return dev.schedule_to_device(common)
 
     def update(self, before, after):
-        body = changed_leaves(dev.schedule_to_device(self.batch_part(before)),
-                              dev.schedule_to_device(self.batch_part(after)))
-        body["active"] = after["active"]
+        body = dev.schedule_update_body(changed_leaves(dev.schedule_to_device(self.batch_part(before)),
+                                                       dev.schedule_to_device(self.batch_part(after))), after["active"])
         post_to_tuner(self.client, after["tuner_id"], dev.TUNER_SCHEDULE % after["tuner_id"], body)
 
 
@@ -521,7 +529,7 @@ def follow_schedules(resource, result, check_mode):
             warnings.append(SCHEDULED_STATE_DENIED % (tid, state, at[0], at[1], now, resource.client.role, now))
             continue
         if not check_mode:
-            post_to_tuner(resource.client, tid, dev.TUNER_STATE % tid, {"state": dev.STATE_NAMES.index(state)})
+            post_to_tuner(resource.client, tid, dev.TUNER_STATE % tid, dev.tuner_state_body(state))
         states.append({"tuner_id": tid, "before": now, "after": state, "datetime": time_read.get("datetime")})
         difference = {"path": "operating_state", "current": now, "declared": state}
         for change in result["changes"]:

@@ -43,7 +43,7 @@ def _files(client):
 
 
 def _ids_to_names(inputs):
-    return {dev.element_id(raw): dev.element_name(raw) for raw in inputs}
+    return {dev.input_id_of(raw): dev.input_name_of(raw) for raw in inputs}
 
 
 def _file(files, filename):
@@ -90,26 +90,26 @@ def _start(client, params, check_mode, dest):
     raw = one_input(named, params["input"], "input")
     card = _card(client, _ids_to_names(inputs))
     rec = card["recording"]
-    if rec and rec["input"] == dev.element_name(raw):
+    if rec and rec["input"] == dev.input_name_of(raw):
         return {"changed": False, "recording": rec, "card": card, "msg": "input %r is already recording to %s" % (
-            dev.element_name(raw), rec["filename"])}
+            dev.input_name_of(raw), rec["filename"])}
     if dev.input_state(raw) != "ok":
         why = "monitoring is stopped" if dev.input_state(raw) == "paused" else "it has no signal"
-        raise Conflict(["input: %r has no stream to record (%s)" % (dev.element_name(raw), why)])
+        raise Conflict(["input: %r has no stream to record (%s)" % (dev.input_name_of(raw), why)])
     _idle(card, "start a recording")
-    limits = {key: params[key] for key in ("duration", "size") if params.get(key) is not None}
     if check_mode:
-        return {"changed": True, "card": card, "msg": "would start recording input %r" % dev.element_name(raw)}
-    started = client.post(dev.RECORD_START % dev.element_id(raw), limits)
+        return {"changed": True, "card": card, "msg": "would start recording input %r" % dev.input_name_of(raw)}
+    started = client.post(dev.RECORD_START % dev.input_id_of(raw), dev.record_body(params.get("duration"),
+                                                                                   params.get("size")))
     names = _ids_to_names(inputs)
-    recording = dev.card_from_device({"status": "recording", "recording": started}, names)["recording"]
+    recording = dev.recording_from_device(started, names)
     return {"changed": True, "recording": recording, "card": _card(client, names),
-            "msg": "recording input %r to %s" % (dev.element_name(raw), recording["filename"])}
+            "msg": "recording input %r to %s" % (dev.input_name_of(raw), recording["filename"])}
 
 
 def _stop(client, params, check_mode, dest):
     inputs, named = inputs_by_name(client)
-    wanted = dev.element_name(one_input(named, params["input"], "input")) if params.get("input") else None
+    wanted = dev.input_name_of(one_input(named, params["input"], "input")) if params.get("input") else None
     names = _ids_to_names(inputs)
     raw = client.post(dev.SDCARD_STATUS, idempotent=True)
     card = dev.card_from_device(raw, names)
@@ -144,9 +144,9 @@ def _download(client, params, check_mode, dest):
     if check_mode:
         return {"changed": True, "file": {"filename": filename, "dest": dest, "size": entry["size"]},
                 "msg": "would download %s (%d bytes) to %s" % (filename, entry["size"], dest)}
-    once = client.get(dev.SDCARD_DOWNLOAD_TOKEN)["token"]
+    once = dev.download_token(client.get(dev.SDCARD_DOWNLOAD_TOKEN))
     # one-time: a retry could only be refused, so the GET is not retried
-    changed, info = download(client, dev.SDCARD_DOWNLOAD, dest, params={"filename": filename, "token": once},
+    changed, info = download(client, dev.SDCARD_DOWNLOAD, dest, params=dev.download_query(filename, once),
                              idempotent=False)
     del once
     return {"changed": changed, "file": dict(info, filename=filename),
@@ -159,7 +159,7 @@ def _delete(client, params, check_mode, dest):
         return {"changed": False, "msg": "the SD card has no file %r" % filename}
     if check_mode:
         return {"changed": True, "msg": "would delete %s" % filename}
-    client.post(dev.SDCARD_DELETE, params={"filename": filename})
+    client.post(dev.SDCARD_DELETE, params=dev.delete_query(filename))
     return {"changed": True, "msg": "deleted %s" % filename}
 
 
@@ -221,19 +221,19 @@ def statistics(client, params, check_mode):
     named = inputs_by_name(client)[1]
     if operation == "download_alerts":
         raw = one_input(named, params["input"], "input")
-        name = device_name(dev.ALERTS_CSV_FILENAME % dev.element_id(raw), "the alert log of input %r" % dev.element_name(raw))
+        name = device_name(dev.ALERTS_CSV_FILENAME % dev.input_id_of(raw), "the alert log of input %r" % dev.input_name_of(raw))
         dest = destination(params["dest"], name)
         if check_mode:
             return {"changed": True, "msg": "would download the alert log of input %r to %s (changed only if it"
-                                            " differs)" % (dev.element_name(raw), dest)}
-        changed, info = download(client, dev.INPUT_ALERTS_CSV % dev.element_id(raw), dest)
+                                            " differs)" % (dev.input_name_of(raw), dest)}
+        changed, info = download(client, dev.INPUT_ALERTS_CSV % dev.input_id_of(raw), dest)
         return {"changed": changed, "file": info, "msg": "alert log of input %r %s %s" % (
-            dev.element_name(raw), "written to" if changed else "unchanged in", dest)}
+            dev.input_name_of(raw), "written to" if changed else "unchanged in", dest)}
     chosen = [one_input(named, name, "inputs[%d]" % index) for index, name in enumerate(params["inputs"])]
     if not check_mode:
         for raw in chosen:
-            client.get(dev.INPUT_RESET_STATISTICS % dev.element_id(raw), idempotent=False)  # GET, but an action
-    names = [dev.element_name(raw) for raw in chosen]
+            client.get(dev.INPUT_RESET_STATISTICS % dev.input_id_of(raw), idempotent=False)  # GET, but an action
+    names = [dev.input_name_of(raw) for raw in chosen]
     listed = ", ".join(repr(n) for n in names) or "no input"
     return {"changed": bool(chosen), "inputs": names,
             "msg": "%s the statistics and alert log of %s" % ("would reset" if check_mode else "reset", listed)}

@@ -106,14 +106,25 @@ def with_unknown_fields(new, old):
 
 
 # -- what identifies an element of GET /inputs, GET /profiles and GET /converters: the rest of
-# the collection reads ids, names and live states through these, not by the device's field names
-def element_id(raw):
-    """The id the analyzer assigned an input or a profile (an element of its list)."""
+# the collection reads ids, names and live states through these, not by the device's field
+# names (``<kind>_id_of``, ``<kind>_name_of``: the same scheme as the monitor's)
+def input_id_of(raw):
+    """The id the analyzer assigned an input (an element of ``GET /inputs``)."""
     return raw["id"]
 
 
-def element_name(raw):
-    """The name of an input or a profile (an element of its list)."""
+def input_name_of(raw):
+    """The name of an input (an element of ``GET /inputs``)."""
+    return raw["name"]
+
+
+def profile_id_of(raw):
+    """The id the analyzer assigned an alert profile (an element of ``GET /profiles``)."""
+    return raw["id"]
+
+
+def profile_name_of(raw):
+    """The name of an alert profile (an element of ``GET /profiles``)."""
     return raw["name"]
 
 
@@ -197,7 +208,7 @@ ID_FIELDS = {"input_id": "input", "profile_id": "profile"}
 
 def created_answer(body, ident):
     """What the analyzer answers to a create posted to an ASSIGNED_IDS list, as this file reads
-    it (element_id, created_monitoring): the object with the id it assigned. _offline.py answers
+    it (input_id_of, profile_id_of, created_monitoring): the object with the id it assigned. _offline.py answers
     a recorded create with it."""
     return dict(body, id=ident)
 
@@ -265,6 +276,14 @@ def profile_body(obj, names=None):
     return {"name": obj["name"], "entries": [dict(errors[n], error_name=n) for n in chosen]}
 
 
+def profile_update_body(obj, names):
+    """Body of ``POST /profiles/{id}``: the entries ``names``, without the name (the key:
+    never renamed)."""
+    body = profile_body(obj, names)
+    del body["name"]
+    return body
+
+
 def inputs_using(inputs, profile_id):
     """Names of the inputs (``GET /inputs``) that use the profile."""
     return [raw["name"] for raw in inputs if input_profile_id(raw) == profile_id]
@@ -275,6 +294,16 @@ def features_from_device(raw):
     thumbs = raw.get("thumbnails") or {}
     return {"scte35": bool((raw.get("scte35") or {}).get("enabled")),
             "thumbnails": {"enabled": True, "pid": thumbs["pid"]} if thumbs.get("enabled") else {"enabled": False}}
+
+
+def scte35_body(enabled):
+    """Body of ``POST /inputs/{id}/scte/toggle``."""
+    return {"enabled": enabled}
+
+
+def thumbnails_body(pid):
+    """Body of ``POST /inputs/{id}/thumbnails/enable``."""
+    return {"pid": pid}
 
 
 def input_state_from_device(raw, profile_names):
@@ -343,6 +372,11 @@ def card_from_device(raw, input_names):
     return {"status": raw["status"], "total_mb": raw.get("total_mb"), "used_mb": raw.get("used_mb"), "recording": rec}
 
 
+def recording_from_device(raw, input_names):
+    """The answer of ``POST /record/start/{id}`` in the shape of the card's ``recording``."""
+    return card_from_device({"status": "recording", "recording": raw}, input_names)["recording"]
+
+
 def files_from_device(raw):
     """``POST /sdcard/files`` as a list of {filename, size (bytes), timestamp, recording}."""
     return [{"filename": f["filename"], "size": f["size"], "timestamp": f.get("timestamp"),
@@ -357,6 +391,26 @@ def recording_input_id(status):
 def finished_file(raw):
     """The answer of ``GET /record/stop/{id}``: the file written, {filename, size, timestamp}."""
     return {"filename": raw["filename"], "size": raw["size"], "timestamp": raw.get("timestamp")}
+
+
+def record_body(duration, size):
+    """Body of ``POST /record/start/{id}``: the limits given (None: no limit)."""
+    return {key: value for key, value in (("duration", duration), ("size", size)) if value is not None}
+
+
+def download_token(raw):
+    """The one-time token of ``GET /sdcard/download_token``."""
+    return raw["token"]
+
+
+def download_query(filename, token):
+    """Query string of ``GET /sdcard/download``."""
+    return {"filename": filename, "token": token}
+
+
+def delete_query(filename):
+    """Query string of ``POST /sdcard/delete``."""
+    return {"filename": filename}
 
 
 # statistics and alert logs
@@ -393,6 +447,12 @@ def input_samples(raw):
     return raw["samples"]
 
 
+def archive_query(options):
+    """Query string of ``GET /statistics/archive`` from ts_info's ``archive`` options."""
+    return {k: v for k, v in (("period", options.get("period") or "total"), ("time", options.get("time")))
+            if v is not None}
+
+
 def archive_from_device(raw):
     """``GET /statistics/archive``: its period, start and end, and ``[(input id, data)]``."""
     return {"period": raw.get("period"), "start": raw.get("start"), "end": raw.get("end"),
@@ -421,9 +481,10 @@ def statistics_from_device(stream):
             "pids": stream.get("pids", [])}
 
 
-def alerts_query(options, page, per_page):
-    """Body of an alert query (``POST /inputs/{id}/alerts`` and ``/input_alerts``)."""
-    body = {"period": options.get("period") or "total", "page": page, "perPage": per_page}
+def alerts_query(options):
+    """Body of an alert query (``POST /inputs/{id}/alerts`` and ``/input_alerts``) from
+    ts_info's ``alerts`` options; ``page`` and ``per_page`` say which page."""
+    body = {"period": options.get("period") or "total", "page": options["page"], "perPage": options["per_page"]}
     for key, field in (("time", "time"), ("error_names", "error_code"), ("pid", "pid")):
         if options.get(key) is not None:
             body[field] = options[key]
@@ -461,6 +522,29 @@ def metrics_query(options):
         if options.get(key) is not None:
             query[field] = options[key]
     return query
+
+
+def tables_query(known_tables):
+    """Body of ``POST /inputs/{id}/tables``: the tables already known (``known_tables``
+    entries of one input), which the analyzer leaves out of its answer."""
+    return {"tables": [{k: t[k] for k in ("table_id", "table_id_extension", "revision")} for t in known_tables]}
+
+
+def epg_query(options):
+    """Body of ``POST /inputs/{id}/epg`` from ts_info's ``epg`` options."""
+    body = {k: v for k, v in options.items() if v is not None}
+    body.setdefault("eit_type", "eit")
+    return body
+
+
+def system_log_query(options):
+    """Query string of ``GET /system/log``: the bounds given."""
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def timezone_from_device(raw):
+    """The IANA name ``GET /system/timezone`` gives."""
+    return raw["timezone"]
 
 
 # -- system: what the device_* modules read and write ----------------------------------
@@ -673,12 +757,12 @@ def backup_raw(client):
     settings = snmp_ordered(client.get(SNMP_SETTINGS))
     # Ids are the device's own (assigned at creation): profiles are listed in id order (the
     # factory profile first) without them, and inputs name their profile.
-    profiles = sorted(client.get(PROFILES), key=element_id)
-    names = {element_id(p): element_name(p) for p in profiles}
+    profiles = sorted(client.get(PROFILES), key=profile_id_of)
+    names = {profile_id_of(p): profile_name_of(p) for p in profiles}
     return {
         "profiles": [entries_sorted(without(p, ("id",))) for p in profiles],
         "inputs": sorted((portable_input(without(raw, INPUT_NOT_CONFIG), names)
-                          for raw in client.get(INPUTS)), key=element_name),
+                          for raw in client.get(INPUTS)), key=input_name_of),
         "snmp": settings,
         "converters": sorted(client.get(CONVERTERS), key=lambda c: c["port"]),
         "log_settings": client.get(LOG_SETTINGS),
@@ -691,12 +775,12 @@ def backup_profiles(client, factory_name=None):
     ``ids`` and ``names`` the device's id and name of each key."""
     current, ids, names = {}, {}, {}
     for raw in client.get(PROFILES):
-        factory = element_id(raw) == FACTORY_PROFILE_ID and factory_name
-        key = factory_name if factory else element_name(raw)
-        ids[key], names[key] = element_id(raw), element_name(raw)
+        factory = profile_id_of(raw) == FACTORY_PROFILE_ID and factory_name
+        key = factory_name if factory else profile_name_of(raw)
+        ids[key], names[key] = profile_id_of(raw), profile_name_of(raw)
         current[key] = dict(without(raw, ("id",)), name=key)
-        if key != element_name(raw):  # the factory profile under another name: differs, renamed by update
-            current[key]["renamed_from"] = element_name(raw)
+        if key != profile_name_of(raw):  # the factory profile under another name: differs, renamed by update
+            current[key]["renamed_from"] = profile_name_of(raw)
     return current, ids, names
 
 
@@ -719,8 +803,8 @@ def backup_inputs(client):
     names = {pid: name for name, pid in profiles.items()}
     raw_inputs, current = {}, {}
     for raw in client.get(INPUTS):
-        raw_inputs[element_name(raw)] = raw
-        current[element_name(raw)] = portable_input(without(raw, INPUT_NOT_CONFIG), names)
+        raw_inputs[input_name_of(raw)] = raw
+        current[input_name_of(raw)] = portable_input(without(raw, INPUT_NOT_CONFIG), names)
     return profiles, raw_inputs, current
 
 
@@ -774,8 +858,8 @@ def backup_answers(raw):
     # listed in id order, the factory profile first: numbered from the factory profile's id
     for number, profile in enumerate(raw.get("profiles") or [], start=FACTORY_PROFILE_ID):
         profiles.append(dict(profile, id=number))
-        names[("profile", number)] = element_name(profile)
-        ids[element_name(profile)] = number
+        names[("profile", number)] = profile_name_of(profile)
+        ids[profile_name_of(profile)] = number
     inputs = []
     for number, element in enumerate(raw.get("inputs") or [], start=1):
         alerts = dict(element.get("alerts_config") or {})
@@ -785,7 +869,7 @@ def backup_answers(raw):
         elif isinstance(named, str) and named.startswith("#") and named[1:].isdigit():
             alerts["profile_id"] = int(named[1:])  # a profile the device did not list
         inputs.append(dict(element, id=number, alerts_config=alerts))
-        names[("input", number)] = element_name(element)
+        names[("input", number)] = input_name_of(element)
     answers = {PROFILES: profiles, INPUTS: inputs, SNMP_SETTINGS: raw.get("snmp") or {},
                CONVERTERS: raw.get("converters") or []}
     return answers, names

@@ -2,7 +2,11 @@
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What ts_info reads: one reader per subset, each a few GETs (or POST queries), never a
-write. Data about inputs is keyed by input name (``name #id`` when two share a name)."""
+write. Data about inputs is keyed by input name (``name #id`` when two share a name).
+
+The same shape as _fm/info.py: ``SUBSETS``, ``MINIMAL``, ``check_options(params)`` (the
+problems found before the first request), ``readers(client, params)`` ({subset: reader})
+and ``read_info(client, params)`` (the module's result)."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import datetime
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as dev
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, quoted
+from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import gather, select
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import paging_error
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
 
@@ -69,7 +74,24 @@ def check_options(params):
     return check.problems
 
 
-class Reader:
+def read_info(client, params):
+    """ts_info: the options checked before the first request, then the selected subsets read;
+    the module's result."""
+    problems = check_options(params)
+    if problems:
+        raise InputError(problems)
+    selected = select(params["gather_subset"], SUBSETS, MINIMAL)
+    result = gather(selected, readers(client, params))
+    return dict(result, changed=False, gathered_subsets=selected)
+
+
+def readers(client, params):
+    """One reader per subset of ts_info, each a function of no arguments (``params``: the
+    module's options, checked by check_options)."""
+    return _Reader(client, params).readers()
+
+
+class _Reader:
     """Reads the selected subsets; the input list is read once, and only when needed."""
 
     def __init__(self, client, params):
@@ -85,29 +107,29 @@ class Reader:
 
     def label(self, input_id):
         """The name an input's data is keyed by: its name, or ``name #id`` when not unique."""
-        raw = next((r for r in self.all_inputs() if dev.element_id(r) == input_id), None)
+        raw = next((r for r in self.all_inputs() if dev.input_id_of(r) == input_id), None)
         if raw is None:
             return "#%s" % input_id
-        twins = [r for r in self.all_inputs() if dev.element_name(r) == dev.element_name(raw)]
-        return dev.element_name(raw) if len(twins) == 1 else "%s #%d" % (dev.element_name(raw), dev.element_id(raw))
+        twins = [r for r in self.all_inputs() if dev.input_name_of(r) == dev.input_name_of(raw)]
+        return dev.input_name_of(raw) if len(twins) == 1 else "%s #%d" % (dev.input_name_of(raw), dev.input_id_of(raw))
 
     def selected(self):
         """The inputs ``inputs`` names (all when it is empty); InputError for unknown names."""
         names = self.params.get("inputs") or []
-        known = {dev.element_name(r) for r in self.all_inputs()}
+        known = {dev.input_name_of(r) for r in self.all_inputs()}
         unknown = ["inputs[%d]: the analyzer has no input %r" % (i, n) for i, n in enumerate(names) if n not in known]
         unknown += ["known_tables[%d].input: the analyzer has no input %r" % (i, t["input"])
                     for i, t in enumerate(self.params.get("known_tables") or []) if t["input"] not in known]
         if unknown:
             have = ", ".join(repr(n) for n in sorted(known)) or "no input"
             raise InputError(unknown + ["inputs: the analyzer has %s" % have])
-        return [r for r in self.all_inputs() if not names or dev.element_name(r) in names]
+        return [r for r in self.all_inputs() if not names or dev.input_name_of(r) in names]
 
     def per_input(self, read):
-        return {self.label(dev.element_id(raw)): read(raw) for raw in self.selected()}
+        return {self.label(dev.input_id_of(raw)): read(raw) for raw in self.selected()}
 
     def keep(self, input_id):
-        return input_id in {dev.element_id(raw) for raw in self.selected()}
+        return input_id in {dev.input_id_of(raw) for raw in self.selected()}
 
     # -- readers ------------------------------------------------------------------------
     def readers(self):
@@ -116,18 +138,18 @@ class Reader:
             "system_status": lambda: get(dev.STATUS),
             "system_device": lambda: get(dev.DEVICE_INFO),
             "inputs": self.inputs,
-            "pids": lambda: self.per_input(lambda raw: get(dev.INPUT_PIDS % dev.element_id(raw))),
+            "pids": lambda: self.per_input(lambda raw: get(dev.INPUT_PIDS % dev.input_id_of(raw))),
             "tables": lambda: self.per_input(self.tables),
             "epg": lambda: self.per_input(self.epg),
-            "epg_parameters": lambda: self.per_input(lambda raw: get(dev.INPUT_EPG_PARAMETERS % dev.element_id(raw))),
+            "epg_parameters": lambda: self.per_input(lambda raw: get(dev.INPUT_EPG_PARAMETERS % dev.input_id_of(raw))),
             "rf_metrics": self.rf_metrics,
             "statistics": self.statistics,
             "statistics_archive": self.archive,
             "cas": lambda: {self.label(input_id): systems
                             for input_id, systems in dev.cas_by_input(get(dev.STATISTICS_CAS)).items()
                             if self.keep(input_id)},
-            "alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_ALERTS % dev.element_id(raw))),
-            "ip_alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_IP_ALERTS % dev.element_id(raw))),
+            "alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_ALERTS % dev.input_id_of(raw))),
+            "ip_alerts": lambda: self.per_input(lambda raw: self.alerts(dev.INPUT_IP_ALERTS % dev.input_id_of(raw))),
             "metric_ranges": lambda: get(dev.METRIC_RANGES),
             "metrics": self.metrics,
             "snmp": lambda: dev.snmp_from_device(get(dev.SNMP_SETTINGS)),
@@ -135,27 +157,24 @@ class Reader:
             "sdcard": self.sdcard,
             "system_network": lambda: get(dev.NETWORK),
             "system_datetime": lambda: get(dev.DATETIME),
-            "system_timezone": lambda: get(dev.TIMEZONE)["timezone"],
+            "system_timezone": lambda: dev.timezone_from_device(get(dev.TIMEZONE)),
             "system_warnings": lambda: get(dev.SYSTEM_WARNINGS),
-            "system_log": lambda: get(dev.SYSTEM_LOG, params={k: v for k, v in (self.params.get("system_log") or {})
-                                                              .items() if v is not None}),
+            "system_log": lambda: get(dev.SYSTEM_LOG, params=dev.system_log_query(self.params.get("system_log") or {})),
         }
 
     def inputs(self):
-        names = {dev.element_id(p): dev.element_name(p) for p in self.client.get(dev.PROFILES)}
+        names = {dev.profile_id_of(p): dev.profile_name_of(p) for p in self.client.get(dev.PROFILES)}
         return [dev.input_state_from_device(raw, names) for raw in self.selected()]
 
     def tables(self, raw):
-        known = [{k: t[k] for k in ("table_id", "table_id_extension", "revision")}
-                 for t in self.params.get("known_tables") or [] if t["input"] == dev.element_name(raw)]
+        known = [t for t in self.params.get("known_tables") or [] if t["input"] == dev.input_name_of(raw)]
         if known:
-            return self.client.post(dev.INPUT_TABLES % dev.element_id(raw), {"tables": known}, idempotent=True)
-        return self.client.get(dev.INPUT_TABLES % dev.element_id(raw))
+            return self.client.post(dev.INPUT_TABLES % dev.input_id_of(raw), dev.tables_query(known), idempotent=True)
+        return self.client.get(dev.INPUT_TABLES % dev.input_id_of(raw))
 
     def epg(self, raw):
-        body = {k: v for k, v in (self.params.get("epg") or {}).items() if v is not None}
-        body.setdefault("eit_type", "eit")
-        return self.client.post(dev.INPUT_EPG % dev.element_id(raw), body, idempotent=True)
+        return self.client.post(dev.INPUT_EPG % dev.input_id_of(raw), dev.epg_query(self.params.get("epg") or {}),
+                                idempotent=True)
 
     def rf_metrics(self):
         metrics = self.client.get(dev.RF_METRICS)
@@ -167,9 +186,7 @@ class Reader:
         return {self.label(input_id): stats for input_id, stats in streams if self.keep(input_id)}
 
     def archive(self):
-        options = self.params.get("archive") or {}
-        query = {k: v for k, v in (("period", options.get("period") or "total"), ("time", options.get("time")))
-                 if v is not None}
+        query = dev.archive_query(self.params.get("archive") or {})
         archive = dev.archive_from_device(self.client.get(dev.STATISTICS_ARCHIVE, params=query))
         return dict(archive, inputs={self.label(input_id): data for input_id, data in archive["inputs"]
                                      if self.keep(input_id)})
@@ -181,13 +198,13 @@ class Reader:
         options = self.params.get("alerts") or {}
         if options.get("page") is not None:
             return dev.alerts_page(self.client.post(
-                path, dev.alerts_query(options, options["page"], options.get("per_page") or 20), idempotent=True))
+                path, dev.alerts_query(dict(options, per_page=options.get("per_page") or 20)), idempotent=True))
         max_pages = options.get("max_pages") or dev.ALERTS_PAGES_MAX
         items, number = [], 0
         while True:
             number += 1
-            page = dev.alerts_page(self.client.post(path, dev.alerts_query(options, number, dev.ALERTS_PER_PAGE_MAX),
-                                                    idempotent=True))
+            query = dev.alerts_query(dict(options, page=number, per_page=dev.ALERTS_PER_PAGE_MAX))
+            page = dev.alerts_page(self.client.post(path, query, idempotent=True))
             items.extend(page["items"])
             if len(items) >= page["total"]:
                 return {"total": page["total"], "items": items}
@@ -204,12 +221,12 @@ class Reader:
         else:
             raw, series = {}, {}
             for one in self.selected():
-                raw = self.client.get(dev.INPUT_METRICS % dev.element_id(one), params=query)
-                series[self.label(dev.element_id(one))] = dev.input_samples(raw)
+                raw = self.client.get(dev.INPUT_METRICS % dev.input_id_of(one), params=query)
+                series[self.label(dev.input_id_of(one))] = dev.input_samples(raw)
         return dict(dev.metrics_from_device(raw, query), pid=options.get("pid"), inputs=series)
 
     def sdcard(self):
-        names = {dev.element_id(raw): self.label(dev.element_id(raw)) for raw in self.all_inputs()}
+        names = {dev.input_id_of(raw): self.label(dev.input_id_of(raw)) for raw in self.all_inputs()}
         card = dev.card_from_device(self.client.post(dev.SDCARD_STATUS, idempotent=True), names)
         card["files"] = dev.files_from_device(self.client.post(dev.SDCARD_FILES, idempotent=True))
         return card

@@ -28,7 +28,7 @@ class Inputs(Resource):
     otherwise the profiles are read as without it."""
 
     key = "name"
-    element_id = staticmethod(dev.element_id)
+    element_id = staticmethod(dev.input_id_of)
     noun = "input"
     atomic = ("source",)
 
@@ -36,13 +36,12 @@ class Inputs(Resource):
         super().__init__(client)
         self.profiles = {}
         self.known_profiles = dict(profile_ids or {})
-        self.wanted_profiles = set()
         self.profiles_read = False
 
-    def check(self, desired):
+    def check(self, desired, run):
         check = Checker()
         for name, pid in self.known_profiles.items():
-            if pid is None and not self.check_mode:
+            if pid is None and not run.check_mode:
                 check.fail("alert_profile_ids.%s" % name, "null (a profile that ts_alert_profile in check mode would"
                            " create) is taken in check mode only")
             elif pid is not None and (isinstance(pid, bool) or not isinstance(pid, int)):
@@ -52,8 +51,8 @@ class Inputs(Resource):
                 check.fail("config[%d].name" % index, "must be 1 to %d characters, not only spaces" % dev.NAME_MAX)
             where = "config[%d] (%s): source" % (index, obj["name"])
             if "source" not in obj:
-                if self.state in ("replaced", "overridden"):
-                    check.fail(where, "required with state %s" % self.state)
+                if run.state in ("replaced", "overridden"):
+                    check.fail(where, "required with state %s" % run.state)
                 continue
             kind, value = next(iter(obj["source"].items()))
             if kind in ("multicast", "unicast"):
@@ -78,14 +77,13 @@ class Inputs(Resource):
                 check.between(where, thumbs["pid"], 0, dev.PID_MAX)
         return check.problems
 
-    def read_for(self, desired):
+    def read_for(self, desired, run):
         # the profiles this run may need by name (a new input without one gets the factory profile):
         # when alert_profile_ids names them all, the profiles need not be read
-        self.wanted_profiles = set() if self.state == "deleted" else {
-            obj.get("alert_profile") or dev.DEFAULT_PROFILE for obj in desired}
-        return self.read()
+        return self.read(set() if run.state == "deleted" else {
+            obj.get("alert_profile") or dev.DEFAULT_PROFILE for obj in desired})
 
-    def read(self):
+    def read(self, wanted_profiles=frozenset()):
         inputs = self.client.get(dev.INPUTS)
         used = {dev.input_profile_id(raw) for raw in inputs}
         # ids None: profiles that ts_alert_profile would create (check mode), not on the device yet
@@ -93,7 +91,7 @@ class Inputs(Resource):
         planned = [name for name, pid in self.known_profiles.items() if pid is None]
         if self.profiles_read:
             pass  # a read-back after a lost answer: the profiles are known already
-        elif known and used <= set(known.values()) and self.wanted_profiles <= set(known) | set(planned):
+        elif known and used <= set(known.values()) and wanted_profiles <= set(known) | set(planned):
             self.profiles = dict(known)
         else:
             self._read_profiles()
@@ -106,10 +104,10 @@ class Inputs(Resource):
         self.profiles = dev.profile_ids(self.client.get(dev.PROFILES))
         self.profiles_read = True
 
-    def check_against(self, desired, current):
+    def check_against(self, desired, current, run):
         problems = []
         for index, obj in enumerate(desired):
-            if self.state == "deleted":
+            if run.state == "deleted":
                 break
             if "source" not in obj and obj["name"] not in current:
                 problems.append("config[%d] (%s): source: required to create a new input" % (index, obj["name"]))
@@ -140,19 +138,19 @@ class Inputs(Resource):
         created = self.client.post(dev.INPUTS, dev.input_body(after, self.profiles[after["alert_profile"]]))
         started = dev.created_monitoring(created)
         if started != after["monitoring"]:
-            self._set_monitoring(dev.element_id(created), after["monitoring"])
-        self._set_features(dev.element_id(created), dict(created, **dev.features_from_device(created)), after)
+            self._set_monitoring(dev.input_id_of(created), after["monitoring"])
+        self._set_features(dev.input_id_of(created), dict(created, **dev.features_from_device(created)), after)
 
     def update(self, before, after):
         raw = self.raw[before["name"]]
         if any(before.get(k) != after.get(k) for k in CONFIG_KEYS):
-            self.client.post(dev.INPUT % dev.element_id(raw), dev.input_body(after, self.profiles[after["alert_profile"]], raw))
+            self.client.post(dev.INPUT % dev.input_id_of(raw), dev.input_body(after, self.profiles[after["alert_profile"]], raw))
         if before["monitoring"] != after["monitoring"]:
-            self._set_monitoring(dev.element_id(raw), after["monitoring"])
-        self._set_features(dev.element_id(raw), before, after)
+            self._set_monitoring(dev.input_id_of(raw), after["monitoring"])
+        self._set_features(dev.input_id_of(raw), before, after)
 
     def delete(self, before):
-        self.delete_copy(dev.element_id(self.raw[before["name"]]))
+        self.delete_copy(dev.input_id_of(self.raw[before["name"]]))
 
     def delete_copy(self, ident):
         self.client.delete(dev.INPUT % ident)
@@ -164,11 +162,11 @@ class Inputs(Resource):
 
     def _set_features(self, input_id, before, after):
         if _feature(before, "scte35") != _feature(after, "scte35"):
-            self.client.post(dev.INPUT_SCTE_TOGGLE % input_id, {"enabled": _feature(after, "scte35")})
+            self.client.post(dev.INPUT_SCTE_TOGGLE % input_id, dev.scte35_body(_feature(after, "scte35")))
         thumbs = _feature(after, "thumbnails")
         if _feature(before, "thumbnails") != thumbs:
             if thumbs["enabled"]:
-                self.client.post(dev.INPUT_THUMBNAILS_ENABLE % input_id, {"pid": thumbs["pid"]})
+                self.client.post(dev.INPUT_THUMBNAILS_ENABLE % input_id, dev.thumbnails_body(thumbs["pid"]))
             else:
                 # GET, but a write: never retried blindly on a connection error.
                 self.client.get(dev.INPUT_THUMBNAILS_DISABLE % input_id, idempotent=False)
@@ -189,7 +187,7 @@ def inputs_by_name(client):
     inputs = client.get(dev.INPUTS)
     named = {}
     for raw in inputs:
-        named.setdefault(dev.element_name(raw), []).append(raw)
+        named.setdefault(dev.input_name_of(raw), []).append(raw)
     return inputs, named
 
 
@@ -200,7 +198,7 @@ def one_input(named, name, where):
         return found[0]
     if found:
         raise Conflict(["%s: the analyzer has several inputs named %r (ids %s); rename them on the device" % (
-            where, name, ", ".join(str(dev.element_id(raw)) for raw in found))])
+            where, name, ", ".join(str(dev.input_id_of(raw)) for raw in found))])
     raise InputError(["%s: the analyzer has no input %r (it has: %s)" % (
         where, name, ", ".join(repr(n) for n in sorted(named)) or "none")])
 
@@ -211,16 +209,16 @@ class Profiles(Resource):
     write per profile that differs."""
 
     key = "name"
-    element_id = staticmethod(dev.element_id)
+    element_id = staticmethod(dev.profile_id_of)
     noun = "alert profile"
 
-    def check(self, desired):
+    def check(self, desired, run):
         check = Checker()
         for index, obj in enumerate(desired):
             if not 1 <= len(obj["name"]) <= dev.NAME_MAX or not obj["name"].strip():
                 check.fail("config[%d].name" % index, "must be 1 to %d characters, not only spaces" % dev.NAME_MAX)
             errors = obj.get("errors")
-            if errors is None or self.state == "deleted":
+            if errors is None or run.state == "deleted":
                 continue
             where = "config[%d] (%s): errors" % (index, obj["name"])
             if not isinstance(errors, dict):
@@ -247,22 +245,22 @@ class Profiles(Resource):
     def read(self):
         return self.index((raw, self.normalise(dev.profile_from_device(raw))) for raw in self.client.get(dev.PROFILES))
 
-    def ids(self, result):
+    def ids(self, result, check_mode):
         """{name: id} of the profiles the device has after ``result`` whose id is known (a
         profile created by this run is left out: its id would need another read). In check
         mode a profile the run would create is given with id None, so that ts_input, in
         check mode too, takes inputs that name it."""
         names = [obj["name"] for obj in result.get("after", result.get("gathered", []))]
-        if self.check_mode:
-            return {name: dev.element_id(self.raw[name]) if name in self.raw else None for name in names}
-        return {name: dev.element_id(self.raw[name]) for name in names if name in self.raw}
+        if check_mode:
+            return {name: dev.profile_id_of(self.raw[name]) if name in self.raw else None for name in names}
+        return {name: dev.profile_id_of(self.raw[name]) for name in names if name in self.raw}
 
-    def check_against(self, desired, current):
+    def check_against(self, desired, current, run):
         """Profiles to delete must not be the factory one, nor used by an input."""
         listed = {obj["name"]: index for index, obj in enumerate(desired)}
-        if self.state == "deleted":
+        if run.state == "deleted":
             doomed = [n for n in listed if n in current] if desired else list(current)
-        elif self.state == "overridden":
+        elif run.state == "overridden":
             doomed = [n for n in current if n not in listed]
         else:
             doomed = []
@@ -270,19 +268,19 @@ class Profiles(Resource):
         def where(name):
             if name in listed:
                 return "config[%d] (%s)" % (listed[name], name)
-            if self.state == "overridden":
+            if run.state == "overridden":
                 return "profile %r (not listed, so state=overridden deletes it)" % name
             return "profile %r (config is empty, so state=deleted deletes every profile)" % name
 
         problems = []
-        for name in [n for n in doomed if dev.element_id(self.raw[n]) == dev.FACTORY_PROFILE_ID]:
+        for name in [n for n in doomed if dev.profile_id_of(self.raw[n]) == dev.FACTORY_PROFILE_ID]:
             problems.append("%s: the factory profile cannot be deleted (the analyzer refuses);%s" % (
-                where(name), " list it to keep it" if self.state == "overridden" else " name the profiles to delete"))
-        doomed = [n for n in doomed if dev.element_id(self.raw[n]) != dev.FACTORY_PROFILE_ID]
+                where(name), " list it to keep it" if run.state == "overridden" else " name the profiles to delete"))
+        doomed = [n for n in doomed if dev.profile_id_of(self.raw[n]) != dev.FACTORY_PROFILE_ID]
         if doomed:
             inputs = self.client.get(dev.INPUTS)
             for name in doomed:
-                users = dev.inputs_using(inputs, dev.element_id(self.raw[name]))
+                users = dev.inputs_using(inputs, dev.profile_id_of(self.raw[name]))
                 if users:
                     problems.append("%s: cannot be deleted, input(s) %s use it; give them another alert_profile"
                                     " first (ts_input)" % (where(name), ", ".join(repr(u) for u in users)))
@@ -301,12 +299,11 @@ class Profiles(Resource):
 
     def update(self, before, after):
         changed = [n for n, entry in after["errors"].items() if before["errors"].get(n) != entry]
-        body = dev.profile_body(after, changed)
-        del body["name"]  # the key: never renamed
-        self.client.post(dev.PROFILE % dev.element_id(self.raw[before["name"]]), body)
+        body = dev.profile_update_body(after, changed)
+        self.client.post(dev.PROFILE % dev.profile_id_of(self.raw[before["name"]]), body)
 
     def delete(self, before):
-        self.delete_copy(dev.element_id(self.raw[before["name"]]))
+        self.delete_copy(dev.profile_id_of(self.raw[before["name"]]))
 
     def delete_copy(self, ident):
         self.client.delete(dev.PROFILE % ident)
@@ -319,7 +316,7 @@ class Converters(Resource):
     key = "asi_port"
     fixed = True
 
-    def check(self, desired):
+    def check(self, desired, run):
         check = Checker()
         for index, obj in enumerate(desired):
             where = "config[%d] (ASI %s)" % (index, obj["asi_port"])
@@ -328,7 +325,7 @@ class Converters(Resource):
             if given and obj.get("running") is False:
                 check.fail("%s: %s" % (where, ", ".join(given)), "only with running=true (a stopped converter sends"
                            " nothing, its settings are not in effect)")
-            elif given and obj.get("running") is None and self.state == "replaced":
+            elif given and obj.get("running") is None and run.state == "replaced":
                 check.fail(where + ": running", "required with these settings (with state=replaced an unset"
                            " running means stopped)")
             if "multicast_address" in obj:
@@ -339,13 +336,13 @@ class Converters(Resource):
                 check.between(where + ": ttl", obj["ttl"], 1, dev.TTL_MAX)
         return check.problems
 
-    def check_against(self, desired, current):
+    def check_against(self, desired, current, run):
         problems = []
         for index, obj in enumerate(desired):
             base = current.get(obj["asi_port"])
             if base is None:
                 continue  # the engine reports unknown ports
-            if self.state == "replaced":
+            if run.state == "replaced":
                 base = self.defaults()
             where = "config[%d] (ASI %s)" % (index, obj["asi_port"])
             running = obj.get("running", base["running"])

@@ -259,14 +259,14 @@ class DevicePoller:
         if self.device_type == "ts_analyzer":
             records = {}
             for ident in items:
+                query = self.device.alerts_query({"page": 1, "per_page": self.alert_page})
                 page = self.device.alerts_page(self.client.request(
-                    "POST", self.device.INPUT_ALERTS % ident, body=self.device.alerts_query({}, 1, self.alert_page),
-                    idempotent=True))
+                    "POST", self.device.INPUT_ALERTS % ident, body=query, idempotent=True))
                 records[ident] = [(_alert_key(r, ("error_name", "pid", "start_time", "severity")), _plain(r))
                                   for r in page["items"]]
             return records
         page = self.device.alerts_page(self.client.request(
-            "POST", self.device.ALERTS, body=self.device.alerts_query(order="desc", by="from", limit=self.alert_page),
+            "POST", self.device.ALERTS, body=self.device.alerts_query({"limit": self.alert_page}),
             idempotent=True))
         records = {}
         for record in page["alerts"]:

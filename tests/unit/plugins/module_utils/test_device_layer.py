@@ -19,7 +19,9 @@ CONSUMERS = ("_engine.py", "_ts/resources.py", "_fm/resources.py", "_ts/actions.
              "_fm/info.py", "_gather.py", "_system.py", "_snapshot.py", "_compatibility.py", "_module.py",
              "_backup/take.py", "_backup/restore.py", "_backup/sections.py", "_backup/ts.py", "_backup/fm.py")
 ANSWER_NAMES = ("raw", "element", "created", "started", "answer", "stream", "station", "found")
-INDEXED = re.compile(r"\b(?:%s)(?:\[\s*\"|\.get\(\s*\")" % "|".join(ANSWER_NAMES))
+#: an answer's field read by name: through a variable of those names, or straight from a call
+#: (``client.get(PATH)["token"]``)
+INDEXED = re.compile(r"(?:\b(?:%s)(?:\[\s*\"|\.get\(\s*\"))|\)\[\s*\"" % "|".join(ANSWER_NAMES))
 
 
 @pytest.mark.parametrize("name", CONSUMERS)
@@ -32,4 +34,6 @@ def test_no_device_answer_is_indexed_outside_the_device_files(name):
 
 def test_the_check_finds_an_indexed_answer():
     assert INDEXED.search('name = raw["name"]') and INDEXED.search('uptime = answer.get("system_uptime")')
-    assert not INDEXED.search('name = dev.element_name(raw)')
+    assert not INDEXED.search('name = dev.input_name_of(raw)')
+    assert INDEXED.search('once = client.get(dev.SDCARD_DOWNLOAD_TOKEN)["token"]')
+    assert not INDEXED.search('once = dev.download_token(client.get(dev.SDCARD_DOWNLOAD_TOKEN))')

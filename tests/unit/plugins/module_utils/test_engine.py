@@ -360,22 +360,23 @@ class HookedThings(Things):
         super().__init__(objects)
         self.hooks = []
 
-    def check(self, desired):
+    def check(self, desired, run):
         self.hooks.append("check")
         return []
 
-    def read_for(self, desired):
+    def read_for(self, desired, run):
         self.hooks.append("read_for %s" % ",".join(o["name"] for o in desired))
-        return super().read_for(desired)
+        return super().read_for(desired, run)
 
-    def check_against(self, desired, current):
+    def check_against(self, desired, current, run):
         self.hooks.append("check_against")
         return []
 
-    def prepare(self, desired, current):
+    def prepare(self, desired, current, run):
         self.hooks.append("prepare")
+        return desired
 
-    def check_planned(self, changes):
+    def check_planned(self, changes, run):
         self.hooks.append("check_planned")
         return ["%s: colour: no red %s" % (c.key, c.after["shape"]) for c in changes
                 if c.after.get("colour") == "red" and c.after.get("shape") == "square"]
@@ -389,6 +390,31 @@ def test_the_hooks_run_in_the_declared_order_and_see_what_they_need():
     things = HookedThings([{"name": "a", "colour": "blue", "shape": "round"}])
     reconcile(things, [{"name": "a", "colour": "green"}], "merged", check_mode=False)
     assert things.hooks == ["check", "read_for a", "check_against", "prepare", "check_planned", "update"]
+
+
+class CompletedThings(Things):
+    """Things that see the run in each hook and complete the desired objects in ``prepare``."""
+
+    def __init__(self, objects):
+        super().__init__(objects)
+        self.runs = []
+
+    def check(self, desired, run):
+        self.runs.append(("check", run.state, run.check_mode))
+        return []
+
+    def prepare(self, desired, current, run):
+        self.runs.append(("prepare", run.state, run.check_mode))
+        return [dict(obj, shape=current[obj["name"]]["shape"]) if obj["name"] in current else obj for obj in desired]
+
+
+def test_the_hooks_get_the_run_and_the_plan_is_made_from_what_prepare_returns():
+    things = CompletedThings([{"name": "a", "colour": "blue", "shape": "round"}])
+    config = [{"name": "a", "colour": "green"}]
+    result = reconcile(things, config, "replaced", check_mode=True)
+    assert things.runs == [("check", "replaced", True), ("prepare", "replaced", True)]
+    assert result["after"] == [{"name": "a", "colour": "green", "tags": [], "shape": "round"}]
+    assert config == [{"name": "a", "colour": "green"}] and things.calls == []
 
 
 def test_a_planned_object_the_resource_refuses_stops_before_any_write():

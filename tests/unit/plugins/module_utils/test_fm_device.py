@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as dev
@@ -15,23 +13,6 @@ def test_hw_settings_both_ways():
     assert dev.hw_to_device(shown) == {"agc_state": 0, "channel_filter": 3, "deemphasis": 1, "lna_gain": 4,
                                        "rssi_threshold": 9}
     assert dev.hw_to_device({"deemphasis": 50}) == {"deemphasis": 2}
-
-
-def test_tuner_writes_order_and_bodies():
-    before = dict(dev.factory_tuner(2), station_id=None)
-    after = copy.deepcopy(before)
-    after.update(name="New", frequency=99000, operating_state="enabled", muted=True)
-    after["hw_settings"]["lna_gain"] = 3
-    after["stream"].update(enabled=True, bitrate=64)
-    assert dev.tuner_writes(before, after) == [
-        ("/api/tuner/2/state", {"state": 1}),
-        ("/api/tuner/2/muted", {"muted": True}),
-        ("/api/tuner/2/stream", {"enabled": True, "stream": {"bitrate": 64}}),
-        ("/api/tuner/2/settings", {"name": "New", "hw_settings": {"lna_gain": 3}, "frequency": 99000}),
-    ]
-    tuned = dict(before, frequency=99000, station_id=4)
-    assert dev.tuner_writes(before, tuned, station_id=4) == [("/api/tuner/2/station", {"station_id": 4})]
-    assert dev.tuner_writes(before, before) == []
 
 
 def test_thresholds_show_disabling_values_as_disabled_and_back():
@@ -73,8 +54,11 @@ def test_unix_seconds(value, seconds):
 
 
 def test_alerts_query_and_monitor():
-    assert dev.alerts_query(limit=1) == {"order": "desc", "by": "from", "type": [], "id": [], "limit": 1, "offset": 0}
-    assert dev.alerts_query(since=5, until=9)["from"] == 5
+    assert dev.alerts_query({"limit": 1}) == {"order": "desc", "by": "from", "type": [], "id": [], "limit": 1,
+                                              "offset": 0}
+    assert dev.alerts_query({"limit": 0})["limit"] == 0
+    assert dev.alerts_query({"since": 5, "until": "1970-01-01T00:00:09Z"})["from"] == 5
+    assert dev.alerts_query({"since": 5, "until": "1970-01-01T00:00:09Z"})["till"] == 9
     assert dev.monitor_body(2, True) == {"tuner_id": 2, "mute": 16}
     assert dev.monitor_from_device({"monitor_tuner": 1}, {"monitor": {"tuner_id": 1, "mute": 16}}) == {
         "tuner_id": 1, "muted": True}

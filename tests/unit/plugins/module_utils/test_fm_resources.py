@@ -20,6 +20,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.resources
     Thresholds,
     Tuners,
     reconcile_tuners,
+    tuner_requests,
 )
 
 
@@ -175,3 +176,47 @@ def test_tuner_info_has_all_parts():
     info = dev.tuner_info(raw_tuner(0))
     assert info["thresholds"]["snr"]["min"] == 10 and "tuner_id" not in info["thresholds"]
     assert info["schedule"]["active"] is False and info["measured"]["tuned"] is False
+
+
+def test_tuner_requests_order_and_bodies():
+    before = dict(dev.factory_tuner(2), station_id=None)
+    after = copy.deepcopy(before)
+    after.update(name="New", frequency=99000, operating_state="enabled", muted=True)
+    after["hw_settings"]["lna_gain"] = 3
+    after["stream"].update(enabled=True, bitrate=64)
+    assert tuner_requests(before, after) == [
+        ("/api/tuner/2/state", {"state": 1}),
+        ("/api/tuner/2/muted", {"muted": True}),
+        ("/api/tuner/2/stream", {"enabled": True, "stream": {"bitrate": 64}}),
+        ("/api/tuner/2/settings", {"name": "New", "hw_settings": {"lna_gain": 3}, "frequency": 99000}),
+    ]
+    tuned = dict(before, frequency=99000, station_id=4)
+    assert tuner_requests(before, tuned, station_id=4) == [("/api/tuner/2/station", {"station_id": 4})]
+    assert tuner_requests(before, before) == []
+
+
+def test_each_tuner_hook_stands_on_its_own():
+    # no hook relies on another having run: the stations are read by whichever needs them first
+    client = FakeClient(stations=[{"station_id": 4, "frequency": 99000}])
+    tuners = Tuners(client)
+    before = tuners.normalise(dict(dev.factory_tuner(2), station_id=None))
+    target, notes = tuners.attainable(before, dict(before, station_id=4))
+    assert target["frequency"] == 99000 and notes == [] and client.reads == [dev.STATIONS]
+    assert tuners.attainable(before, dict(before, frequency=99000))[0]["station_id"] == 4
+    assert client.reads == [dev.STATIONS]  # read once
+
+
+def test_a_tuner_asked_for_a_station_is_tuned_to_it_and_a_frequency_is_written():
+    client = FakeClient(stations=[{"station_id": 4, "frequency": 99000}])
+    reconcile_tuners(Tuners(client), [{"tuner_id": 2, "station_id": 4}, {"tuner_id": 3, "frequency": 99000}],
+                     None, "merged", False)
+    assert client.posts == [("/api/tuner/2/station", {"station_id": 4}),
+                            ("/api/tuner/3/settings", {"frequency": 99000})]
+
+
+def test_the_checks_of_all_tuners_are_not_run_twice_and_labels_name_their_origin():
+    client = FakeClient()
+    with pytest.raises(InputError) as err:
+        reconcile_tuners(Thresholds(client), [], {"rssi": {"max": 10}}, "merged", False)
+    assert err.value.problems[0].startswith("all_tuners (tuner 0): rssi.min: must not exceed")
+    assert len(err.value.problems) == 8 and client.posts == []

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Run, reconcile
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.actions import destination
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.info import Reader, check_options
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.info import check_options, readers
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import (
     Converters,
     Inputs,
@@ -89,7 +89,7 @@ def test_profile_deletions_checked_against_inputs_and_the_factory_profile():
     (["crc_error"], "errors: must be a dictionary keyed by error name"),
 ])
 def test_profile_checks(errors, message):
-    problems = Profiles(None).check([{"name": "P", "errors": errors}])
+    problems = Profiles(None).check([{"name": "P", "errors": errors}], Run("merged"))
     assert any(message in p for p in problems), problems
 
 
@@ -157,11 +157,12 @@ def test_info_option_checks_and_alert_paging():
         return {"page": body["page"], "perPage": body["perPage"], "total": len(records),
                 "items": records[start:start + body["perPage"]]}
 
-    client = FakeClient({"/alerts": page})
-    gathered = Reader(client, {"alerts": {"error_names": ["pid_error"]}}).alerts("/alerts")
+    client = FakeClient({dev.INPUTS: [{"id": 4, "name": "News"}], dev.INPUT_ALERTS % 4: page})
+    gathered = readers(client, {"alerts": {"error_names": ["pid_error"]}})["alerts"]()["News"]
     assert gathered["total"] == 2500 and gathered["items"] == records
-    assert [c[2]["page"] for c in client.calls] == [1, 2, 3]
-    assert client.calls[0][2] == {"period": "total", "page": 1, "perPage": 1000, "error_code": ["pid_error"]}
+    posts = [c[2] for c in client.calls if c[0] == "POST"]
+    assert [body["page"] for body in posts] == [1, 2, 3]
+    assert posts[0] == {"period": "total", "page": 1, "perPage": 1000, "error_code": ["pid_error"]}
 
 
 def test_download_destination(tmp_path):

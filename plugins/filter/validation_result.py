@@ -1,0 +1,262 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The validation_result filter: the checks of the validate role, from the declared state and
+one or two readings of a device."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+name: validation_result
+short_description: Whether a device does what its declared state says, from one or two readings of it
+version_added: 1.0.0
+description:
+  - Derives the checks of one device from the variables the device roles apply (the C(validate) role passes them) and
+    evaluates them on readings of the device. A check that fails in the first reading counts as failed only when it
+    fails in the second reading too; one that passes there is passed, its message saying that it failed once.
+  - Analyzer - per declared input whose monitoring is V(started) (or not declared, while the device monitors it),
+    V(input_receiving) (the input is on the device, its state is C(ok) and its bitrate above zero) and
+    V(input_priority1) (no TR 101 290 priority-1 error current). V(snmp_traps) when C(snmp.trap_addresses) or
+    C(snmp.enabled) is declared (the declared trap receivers are configured, exactly those with C(purge_snmp)).
+  - FM monitor - per declared tuner whose operating state is V(enabled) (or not declared, while the device reports it
+    enabled, as an active schedule leaves it), V(tuner_signal) (tuned and C(signal_ok)) and, where streaming is
+    declared, V(tuner_streaming). A tuner declared V(sleep) or V(disabled) is not checked.
+  - Both - V(firmware) when C(firmware_version) is declared.
+  - Each check has an id, its kind alone for a device-wide check (V(firmware)) or the kind and the input name or tuner id
+    in brackets (V(input_receiving[Mux 1]), V(tuner_signal[0])). O(skip) and O(waive) take kinds or ids.
+author:
+  - Broadcast Monitoring Team (@broadcast-monitoring)
+positional: _input, declared
+options:
+  _input:
+    description:
+      - The readings of the device, first to last (one or two). A reading is C(snapshot) (the RV(broadcast.monitoring.device_snapshot#module:snapshot)
+        of the device) and, on an analyzer, C(snmp) (the C(snmp) of M(broadcast.monitoring.ts_info)); or C(error),
+        the message of a reading that failed (the device did not answer), which fails the check V(device_answers).
+    type: list
+    elements: dict
+    required: true
+  declared:
+    description:
+      - C(device_type) (V(ts_analyzer) or V(fm_monitor)) and what the device roles' variables declare - C(inputs)
+        (C(ts_analyzer_inputs)), C(snmp) (C(ts_analyzer_snmp)), C(purge_snmp) (whether the role purges SNMP lists),
+        C(tuners) (C(fm_monitor_tuners)), C(tuners_all) (C(fm_monitor_tuners_all)) and C(firmware_version) (empty
+        for none).
+    type: dict
+    required: true
+  skip:
+    description: Check kinds or ids not evaluated (listed as skipped).
+    type: list
+    elements: str
+    default: []
+  waive:
+    description: Check kinds or ids whose failure is listed as waived and does not fail the device.
+    type: list
+    elements: str
+    default: []
+  host:
+    description: The inventory name of the device, copied into the result.
+    type: str
+    default: ""
+  skip_variable:
+    description: How messages name the variable of O(skip).
+    type: str
+    default: skip
+  waive_variable:
+    description: How messages name the variable of O(waive).
+    type: str
+    default: waive
+"""
+
+EXAMPLES = r"""
+- name: Evaluate the checks on one reading
+  ansible.builtin.set_fact:
+    result: "{{ [{'snapshot': reading.snapshot}] | broadcast.monitoring.validation_result({'device_type': 'fm_monitor',
+                'tuners': fm_monitor_tuners}) }}"
+"""
+
+RETURN = r"""
+_value:
+  description:
+    - C(host), C(device_type), C(status) (V(passed), or V(failed) when a check failed and is not waived),
+      C(counts) (per status) and C(checks), each with C(id), C(check) (the kind), C(object) (C(device), or the input or
+      tuner), C(status) (V(passed), V(failed), V(waived) or V(skipped)) and C(message).
+    - The input and tuner names are the device's and the inventory's text, returned as they are.
+  type: dict
+"""
+
+from ansible.errors import AnsibleFilterError
+
+#: every check kind, in report order
+KINDS = ("device_answers", "input_receiving", "input_priority1", "tuner_signal", "tuner_streaming", "snmp_traps",
+         "firmware")
+STATUSES = ("passed", "failed", "waived", "skipped")
+
+
+def _check(kind, key, obj, ok, message, skipped=None):
+    return {"id": kind if key is None else "%s[%s]" % (kind, key), "check": kind, "object": obj, "ok": ok,
+            "message": message, "not_applicable": skipped}
+
+
+def _analyzer_checks(declared, reading):
+    snapshot = reading.get("snapshot") or {}
+    by_name = {}
+    for item in snapshot.get("inputs") or []:
+        by_name.setdefault(item.get("name"), item)  # the first of inputs sharing a name, as the roles do
+    out = []
+    for entry in declared.get("inputs") or []:
+        if not isinstance(entry, dict) or entry.get("name") is None:
+            continue
+        name = str(entry["name"])
+        obj = "input %s" % name
+        item = by_name.get(name)
+        monitoring = entry.get("monitoring")
+        if monitoring == "stopped" or (monitoring is None and item is not None and item.get("monitoring") is False):
+            reason = "monitoring declared stopped" if monitoring == "stopped" else \
+                "monitoring paused on the device and not declared"
+            out.append(_check("input_receiving", name, obj, True, reason, skipped=True))
+            out.append(_check("input_priority1", name, obj, True, reason, skipped=True))
+            continue
+        if item is None:
+            message = "%s: declared, not on the device" % obj
+            out.append(_check("input_receiving", name, obj, False, message))
+            out.append(_check("input_priority1", name, obj, False, message))
+            continue
+        obj = "input %s (id %s)" % (name, item.get("id"))
+        receiving = item.get("state") == "ok" and (item.get("bitrate") or 0) > 0
+        out.append(_check("input_receiving", name, obj, receiving,
+                          "%s: receives its stream (%s bit/s)" % (obj, item.get("bitrate")) if receiving else
+                          "%s: does not receive its stream (state %s, bitrate %s bit/s)" % (
+                              obj, item.get("state"), item.get("bitrate"))))
+        errors = item.get("priority1_errors") or []
+        clean = item.get("priority1") == "ok"
+        out.append(_check("input_priority1", name, obj, clean,
+                          "%s: no TR 101 290 priority-1 error" % obj if clean else
+                          "%s: TR 101 290 priority-1 %s (%s)" % (obj, item.get("priority1"),
+                                                                 ", ".join(str(e) for e in errors) or "no error named")))
+    snmp = declared.get("snmp")
+    if isinstance(snmp, dict) and ("trap_addresses" in snmp or "enabled" in snmp):
+        out.append(_snmp_check(snmp, bool(declared.get("purge_snmp")), reading.get("snmp")))
+    return out
+
+
+def _snmp_check(snmp, purge, device):
+    if not isinstance(device, dict):
+        return _check("snmp_traps", None, "device", False, "SNMP settings not read")
+    problems = []
+    if snmp.get("enabled") is not None and bool(snmp["enabled"]) != bool(device.get("enabled")):
+        problems.append("the agent is %s, declared %s" % (
+            "on" if device.get("enabled") else "off", "on" if snmp["enabled"] else "off"))
+    wanted = [str(a) for a in snmp.get("trap_addresses") or []]
+    have = [str(a) for a in device.get("trap_addresses") or []]
+    missing = [a for a in wanted if a not in have]
+    if missing:
+        problems.append("trap receivers missing: %s" % ", ".join(missing))
+    extra = [a for a in have if a not in wanted]
+    if purge and "trap_addresses" in snmp and extra:
+        problems.append("trap receivers not declared: %s" % ", ".join(extra))
+    if problems:
+        return _check("snmp_traps", None, "device", False, "SNMP: %s" % "; ".join(problems))
+    return _check("snmp_traps", None, "device", True, "SNMP trap receivers as declared: %s" % (", ".join(have) or "none"))
+
+
+def _tuner_checks(declared, reading):
+    snapshot = reading.get("snapshot") or {}
+    by_id = {item.get("id"): item for item in snapshot.get("tuners") or []}
+    shared = declared.get("tuners_all") or {}
+    out = []
+    for entry in declared.get("tuners") or []:
+        if not isinstance(entry, dict) or entry.get("tuner_id") is None:
+            continue
+        ident = entry["tuner_id"]
+        item = by_id.get(ident)
+        if item is None:
+            message = "tuner %s: declared, not on the device" % ident
+            out.append(_check("tuner_signal", ident, "tuner %s" % ident, False, message))
+            continue
+        obj = "tuner %s (%s)" % (ident, item.get("name"))
+        state = entry.get("operating_state") or shared.get("operating_state")
+        if (state or item.get("state")) != "enabled":
+            reason = "operating state %s %s" % (state or item.get("state"),
+                                                "declared" if state else "on the device, not declared")
+            out.append(_check("tuner_signal", ident, obj, True, reason, skipped=True))
+            out.append(_check("tuner_streaming", ident, obj, True, reason, skipped=True))
+            continue
+        on_air = bool(item.get("tuned")) and bool(item.get("signal_ok"))
+        out.append(_check("tuner_signal", ident, obj, on_air,
+                          "%s: tuned, signal OK" % obj if on_air else
+                          "%s: %s" % (obj, "; ".join(part for part in (
+                              None if item.get("tuned") else "not tuned (not locked onto %s kHz)" % item.get("frequency"),
+                              None if item.get("signal_ok") else "signal not OK (below the RSSI threshold)") if part))))
+        stream = entry.get("stream") if isinstance(entry.get("stream"), dict) else {}
+        streaming = stream.get("enabled", (shared.get("stream") or {}).get("enabled"))
+        if streaming:
+            streams = bool(item.get("stream_enabled"))
+            out.append(_check("tuner_streaming", ident, obj, streams,
+                              "%s: streams" % obj if streams else "%s: streaming declared, the tuner does not stream" % obj))
+    return out
+
+
+def _checks(declared, reading):
+    if reading.get("error") is not None:
+        return [_check("device_answers", None, "device", False, "the device did not answer: %s" % reading["error"])]
+    device_type = declared.get("device_type")
+    out = [_check("device_answers", None, "device", True, "the device answered")]
+    out += _analyzer_checks(declared, reading) if device_type == "ts_analyzer" else _tuner_checks(declared, reading)
+    wanted = str(declared.get("firmware_version") or "")
+    if wanted:
+        have = str((reading.get("snapshot") or {}).get("firmware_version"))
+        out.append(_check("firmware", None, "device", have == wanted,
+                          "firmware %s, the declared baseline" % have if have == wanted else
+                          "firmware %s, declared baseline %s" % (have, wanted)))
+    return out
+
+
+def _named(entries, check):
+    return next((entry for entry in entries if entry in (check["check"], check["id"])), None)
+
+
+def validation_result(readings, declared, skip=None, waive=None, host="", skip_variable="skip", waive_variable="waive"):
+    """The result of the checks of ``declared`` on ``readings`` (one or two)."""
+    if not isinstance(readings, (list, tuple)) or not readings or not all(isinstance(r, dict) for r in readings):
+        raise AnsibleFilterError("validation_result: the readings must be a list of one or two dictionaries")
+    if not isinstance(declared, dict) or declared.get("device_type") not in ("ts_analyzer", "fm_monitor"):
+        raise AnsibleFilterError("validation_result: declared: device_type must be ts_analyzer or fm_monitor")
+    skip, waive = list(skip or []), list(waive or [])
+    unknown = [str(e) for e in skip + waive if not isinstance(e, str) or e.split("[", 1)[0] not in KINDS]
+    if unknown:
+        raise AnsibleFilterError("validation_result: %s/%s: unknown check(s) %s; the checks are %s" % (
+            skip_variable, waive_variable, ", ".join(unknown), ", ".join(KINDS)))
+    first = _checks(declared, readings[0])
+    later = {c["id"]: c for c in _checks(declared, readings[-1])} if len(readings) > 1 else {}
+    checks = []
+    for check in first:
+        out = {"id": check["id"], "check": check["check"], "object": check["object"]}
+        skipped_by = _named(skip, check)
+        if skipped_by is not None:
+            out.update(status="skipped", message="skipped by %s: %s" % (skip_variable, skipped_by))
+        elif check["not_applicable"]:
+            out.update(status="skipped", message="not checked: %s" % check["message"])
+        elif check["ok"]:
+            out.update(status="passed", message=check["message"])
+        elif check["id"] in later and later[check["id"]]["ok"]:
+            out.update(status="passed", message="%s (it failed at the first reading: %s)" % (
+                later[check["id"]]["message"], check["message"]))
+        else:
+            message = (later.get(check["id"]) or check)["message"]
+            waived_by = _named(waive, check)
+            if waived_by is not None:
+                out.update(status="waived", message="%s (waived by %s: %s)" % (message, waive_variable, waived_by))
+            else:
+                confirmed = " in both readings" if len(readings) > 1 else ""
+                out.update(status="failed", message="%s%s; if this is expected, waive it with %s: [%s]" % (
+                    message, confirmed, waive_variable, check["id"]))
+        checks.append(out)
+    counts = {status: sum(1 for c in checks if c["status"] == status) for status in STATUSES}
+    return {"host": host, "device_type": declared["device_type"], "status": "failed" if counts["failed"] else "passed",
+            "counts": counts, "checks": checks}
+
+
+class FilterModule:
+    def filters(self):
+        return {"validation_result": validation_result}

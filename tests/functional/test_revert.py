@@ -1,0 +1,152 @@
+"""Automatic revert (issue 34): a device role with *_revert_on_regression backs the device up,
+applies, snapshots and validates; a change after which an input stops receiving (a unicast
+listen address the unit does not have: the simulator then reports no_signal, README
+"Input state") or a tuner loses lock (a frequency with no station) is reverted, the device's
+configuration read back raw equals what it answered before the change, and the host fails
+naming what regressed and what was reverted. With the option off nothing is reverted."""
+
+import json
+import threading
+
+import pytest
+
+from bm_simulator import swu
+from bm_simulator.ts import PRIORITY_1
+
+from .analyzer import Api
+from .conftest import run_playbook
+
+#: what a configuration is on the analyzer's answers: everything but measurements
+MEASURED = ("state", "status", "errors", "metrics")
+
+
+def raw_analyzer(api):
+    """The analyzer's configuration as it answers it: inputs (by name, measurements left out),
+    alert profiles, SNMP settings."""
+    inputs = {i["name"]: {k: v for k, v in i.items() if k not in MEASURED + ("id",)} for i in api.get("/inputs")}
+    return {"inputs": inputs, "profiles": api.get("/profiles"), "snmp": api.get("/snmp/settings")}
+
+
+def receiving_analyzer(sim, name):
+    """One input, News, receiving under a profile without the simulated streams' random
+    priority-1 errors, and a trap receiver."""
+    device = sim.fleet.by_name(name)
+    sim.call(device.reset)
+    api = Api(device)
+    profile = api.post("/profiles", {"name": "Quiet", "entries": [
+        {"error_name": error, "threshold": 100} for error in PRIORITY_1]})["id"]
+    api.add_input("News", {"eth": {"stream_protocol": 0, "multicast": {
+        "multicast_address": "239.1.1.1", "multicast_port": 5000}}}, profile_id=profile)
+    api.post("/snmp/settings", {"enabled": True, "listen_addresses": ["0.0.0.0"], "trap_addresses": ["192.0.2.100:162"]})
+    return device, api
+
+
+@pytest.fixture
+def analyzer(sim):
+    return receiving_analyzer(sim, "ts-002")
+
+
+def site(sim, collections_path, tmp_path, host, host_vars):
+    base = {"broadcast_monitoring_password": "admin", "validate_confirm_delay": 1,
+            "ts_analyzer_snapshot_confirm_interval": 0.3, "fm_monitor_snapshot_confirm_interval": 0.3,
+            "ts_analyzer_revert_backup_dir": "pre-change", "fm_monitor_revert_backup_dir": "pre-change"}
+    return run_playbook(sim, collections_path, tmp_path, "site.yml", host_vars={host: dict(base, **host_vars)},
+                        options=["--limit", host])
+
+
+UNREACHABLE_SOURCE = {"unicast": {"address": "192.0.2.77", "port": 5004}}
+
+
+def test_an_input_that_stops_receiving_is_reverted_to_its_configuration_before_the_change(
+        sim, collections_path, tmp_path, analyzer):
+    device, api = analyzer
+    before = raw_analyzer(api)
+    code, output, counts = site(sim, collections_path, tmp_path, "ts-002", {
+        "ts_analyzer_revert_on_regression": True,
+        "ts_analyzer_inputs": [{"name": "News", "source": UNREACHABLE_SOURCE, "alert_profile": "Quiet"}],
+        "ts_analyzer_snmp": {"trap_addresses": ["192.0.2.101:162"]}})
+    assert code != 0 and counts["ts-002"]["failed"] == 1, output
+    assert "the change caused 2 regression(s)" in output and "input News (id 1): was receiving its stream, now does not" in output
+    assert "Reverted (ts_analyzer_revert_on_regression)" in output
+    assert "what worked before the change works again" in output, output
+    after = raw_analyzer(api)
+    # field by field: every configuration field the device answers is as it was before the change
+    assert after["inputs"].keys() == before["inputs"].keys()
+    for name, fields in before["inputs"].items():
+        for key, value in fields.items():
+            assert after["inputs"][name][key] == value, (name, key)
+    assert after["profiles"] == before["profiles"] and after["snmp"] == before["snmp"]
+    assert api.get("/inputs")[0]["state"] == "ok"
+    # the pre-change backup the message names is the configuration the device had
+    backups = list((tmp_path / "pre-change").iterdir())
+    assert len(backups) == 1 and backups[0].name.startswith("ts-002-") and str(backups[0]) in output.replace("\n", "")
+    saved = json.loads(backups[0].read_text())
+    assert "admin" not in json.dumps(saved.get("device", {}))
+
+
+def test_without_the_option_nothing_is_reverted(sim, collections_path, tmp_path, analyzer):
+    device, api = analyzer
+    code, output, counts = site(sim, collections_path, tmp_path, "ts-002", {
+        "ts_analyzer_inputs": [{"name": "News", "source": UNREACHABLE_SOURCE, "alert_profile": "Quiet"}]})
+    assert code == 0 and counts["ts-002"]["failed"] == 0, output
+    news = api.get("/inputs")[0]
+    assert news["config"]["eth"]["unicast"] == {"listen_address": "192.0.2.77", "listen_port": 5004}
+    assert news["state"] == "no_signal"
+    assert not (tmp_path / "pre-change").exists()
+
+
+def test_a_tuner_that_loses_lock_is_reverted(sim, collections_path, tmp_path):
+    device = sim.fleet.by_name("fm-002")
+    sim.call(device.reset)
+    station = sorted(f for f, s in device.band.items() if s["rssi"] >= 30)[0]
+    empty = next(f for f in range(87600, 108001, 100) if all(abs(f - s) >= 300 for s in device.band))
+
+    def on_air():
+        device.state["tuners"][0].update(frequency=station, state=1)
+    sim.call(on_air)
+    code, output, counts = site(sim, collections_path, tmp_path, "fm-002", {
+        "fm_monitor_revert_on_regression": True, "fm_monitor_tuners": [{"tuner_id": 0, "frequency": empty}]})
+    assert code != 0 and counts["fm-002"]["failed"] == 1 and "the change caused" in output, output
+    assert "tuner 0 (Tuner 1): was tuned (locked onto its frequency), now is not" in output
+    assert "Reverted (fm_monitor_revert_on_regression)" in output
+    assert sim.call(lambda: device.state["tuners"][0]["frequency"]) == station
+
+
+def test_a_rollout_with_a_regression_restores_the_configuration_before_the_upgrade_and_stops(
+        sim, collections_path, tmp_path):
+    """ts-001's stream stops with the new firmware (a loss armed for the boot into it), and its
+    input's port is changed while it upgrades (as a firmware's migration could): the
+    configuration before the upgrade goes back, the firmware stays, the rollout stops before ts-002."""
+    device, api = receiving_analyzer(sim, "ts-001")
+    before = raw_analyzer(api)
+    untouched = sim.fleet.by_name("ts-002")
+    sim.call(untouched.reset)
+    sim.call(device.lose_signal, 1, True)
+    bundle = tmp_path / "analyzer-2.4.1.swu"
+    bundle.write_bytes(swu.build("2.4.1"))
+    done = threading.Event()
+
+    def change_during_upgrade():
+        while not done.wait(0.02):
+            if any(r["path"] == "/api/system/upgrade" for r in sim.call(lambda: list(device.requests))):
+                sim.call(lambda: device.state["inputs"]["1"]["config"]["eth"]["multicast"].update(multicast_port=5999))
+                return
+    watcher = threading.Thread(target=change_during_upgrade, daemon=True)
+    watcher.start()
+    try:
+        code, output, counts = run_playbook(
+            sim, collections_path, tmp_path, "firmware_rollout.yml",
+            all_vars={"broadcast_monitoring_password": "admin", "firmware_rollout_bundle": str(bundle),
+                      "firmware_rollout_timeout": 30, "firmware_rollout_snapshot_confirm_interval": 0.3,
+                      "firmware_rollout_revert_on_regression": True},
+            options=["-e", "firmware_rollout_hosts=ts_analyzers"])
+        after = raw_analyzer(Api(device))
+    finally:
+        done.set()
+        watcher.join()
+        sim.call(device.reset)
+    assert code != 0 and counts["ts-001"]["failed"] == 1 and "ts-002" not in counts, output
+    assert "Reverted (firmware_rollout_revert_on_regression)" in output and "sections written: inputs" in output
+    assert "the firmware stays at 2.4.1" in output and "The rollout stops here." in output
+    assert after == before
+    assert sim.call(lambda: list(untouched.requests)) == []
