@@ -2,7 +2,7 @@
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The one interface both device files (_ts/api.py, _fm/api.py) provide to the code that
-serves either device type (_connection.py, _system.py, _backup.py, _compatibility.py, _snapshot.py,
+serves either device type (_connection.py, _system.py, _backup/, _compatibility.py, _snapshot.py,
 _offline.py), and the
 pieces of it both device types do the same way. A unit test checks that each file provides
 every name here, so a difference between the devices lives in the device files, not in
@@ -15,7 +15,7 @@ from __future__ import annotations
 COMMON = (
     "KIND", "LOGIN", "ALIVE", "STATUS", "NETWORK", "HOSTNAME", "DATETIME", "LOG_SETTINGS", "PASSWORD", "REBOOT",
     "FACTORY_RESET", "UPGRADE", "NETWORK_KEYS", "TIMEZONE_KIND", "SYSLOG_PORT", "READ_SHAPES",
-    "read_network", "write_network", "read_firmware_version", "read_reboot_needed", "read_time", "write_time",
+    "read_network", "network_requests", "read_firmware_version", "read_reboot_needed", "read_time", "time_requests",
     "read_logging", "write_logging", "set_password", "read_identity", "alive_uptime",
     "snapshot_system", "snapshot_items", "ASSIGNED_IDS", "ID_FIELDS", "created_answer",
 )
@@ -40,10 +40,18 @@ def missing(device_file):
     return [name for name in wanted if not hasattr(device_file, name)]
 
 
-def post_network(client, network_path, hostname_path, keys, before, after):
-    """The network settings written the way both devices take them: the interface settings
-    when one of ``keys`` changes, the hostname on its own path when it changes."""
-    if any(before.get(k) != after.get(k) for k in keys):
-        client.post(network_path, {key: after[key] for key in keys if after.get(key) is not None})
-    if before.get("hostname") != after.get("hostname"):
-        client.post(hostname_path, {"hostname": after["hostname"]})
+def network_settings_requests(network_path, hostname_path, keys, after):
+    """The requests that write the network settings ``after`` the way both devices take them
+    (see Request): the interface settings when one of ``keys`` changes, the hostname on its
+    own path when it changes."""
+    return [Request(network_path, keys, {key: after[key] for key in keys if after.get(key) is not None}),
+            Request(hostname_path, ("hostname",), {"hostname": after.get("hostname")})]
+
+
+class Request:
+    """One POST of a settings object that a device writes in several requests: ``path`` and
+    ``body``, needed when one of the settings ``keys`` changes (or always, ``forced``). The
+    device files build them; _system.py compares and sends them."""
+
+    def __init__(self, path, keys, body, forced=False):
+        self.path, self.keys, self.body, self.forced = path, keys, body, forced

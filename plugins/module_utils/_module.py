@@ -60,7 +60,11 @@ def device_file(device_type):
 class DeviceModule(AnsibleModule):
     """AnsibleModule for one device type; ``device`` is its API module (_ts.api,
     _fm.api), or None for modules of both devices, which take a ``device_type`` option.
-    ``reads_only``: the module never writes to the device (it takes no device lock)."""
+    ``reads_only``: the module never writes to the device (it takes no device lock).
+
+    ``check_mode`` is what the work below is given: Ansible's check mode, except with
+    state=parsed or rendered, where it is False (the writes go to a recorder, not to a
+    device); ``requested_check_mode`` is Ansible's, always."""
 
     def __init__(self, argument_spec, device=None, required_one_of=None, reads_only=False, **kwargs):
         self.reads_only = reads_only
@@ -82,6 +86,7 @@ class DeviceModule(AnsibleModule):
             required_one_of=required_one_of,
             **kwargs,
         )
+        self.requested_check_mode = self.check_mode
         if self._not_dicts:
             self.fail_json(msg="; ".join("%s: must be a dictionary (a YAML mapping)%s, got a string" % (
                 name, " or a list of them" if self.argument_spec[name]["type"] == "list" else "")
@@ -95,6 +100,10 @@ class DeviceModule(AnsibleModule):
         if self.offline:
             self.device = device
             self.client = self._recorder()
+            # Parsed and rendered write to the recorder only (never to a device): the work runs
+            # as outside check mode, so that rendered shows the writes check mode would hold
+            # back. Ansible's own flag is kept in requested_check_mode.
+            self.check_mode = False
             return
         problems = check_connection(self.params) + seconds_problems(argument_spec, self.params)
         if self.params.get(offline.OPTION) is not None:
@@ -121,7 +130,6 @@ class DeviceModule(AnsibleModule):
             doc = offline.load(self.params[offline.OPTION], self.device)
         except InputError as err:
             self.fail_json(msg="invalid parameters: %s" % "; ".join(err.problems), problems=err.problems)
-        self.check_mode = False
         return offline.Recorder(doc, self.device, self.params["role"])
 
     def _load_params(self):
@@ -175,8 +183,13 @@ class DeviceModule(AnsibleModule):
         """Call ``work()`` and exit with its result; every expected failure becomes one
         clear message (and nothing secret: messages never carry a password or token)."""
         try:
-            with self.writer_lock():
-                result = work()
+            try:
+                with self.writer_lock():
+                    result = work()
+            except Exception as err:
+                for warning in getattr(err, "warnings", None) or []:  # what the work found before it failed
+                    self.warn(warning)
+                raise
         except LockError as err:
             self.fail_json(msg=str(err))
         except Conflict as err:
@@ -200,6 +213,8 @@ class DeviceModule(AnsibleModule):
             self.fail_json(msg="unexpected %s: %s" % (type(err).__name__, err), exception=traceback.format_exc())
         for warning in result.pop("warnings", None) or []:
             self.warn(warning)
+        if result.get("failed"):  # a failure the work returns as its result, with its msg (_snapshot.run)
+            self.fail_json(**{key: value for key, value in result.items() if key != "failed"})
         if self.offline == "parsed":
             result = {"changed": False, "parsed": result["gathered"]}
         elif self.offline == "rendered":

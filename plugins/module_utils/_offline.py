@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import json
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import format as backup_format
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, shown
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook
 
@@ -62,14 +63,7 @@ def load(value, device):
             doc = json.loads(value)
         except ValueError as err:
             doc = _yaml(value, err)
-    return _backup().check_document(doc, device, OPTION)
-
-
-def _backup():
-    """_backup.py, imported only when a backup is read: it builds on both devices' files, which
-    every module imports this file would otherwise load at start-up."""
-    from ansible_collections.broadcast.monitoring.plugins.module_utils import _backup as backup
-    return backup
+    return backup_format.check_document(doc, device, OPTION)
 
 
 def _yaml(text, json_error):
@@ -89,7 +83,8 @@ class Recorder:
     made them; ``rendered()`` gives them as the result shows them."""
 
     def __init__(self, doc, device, role="admin"):
-        self.answers, self.names = _backup().offline_answers(doc)
+        # the GET answers the resource modules read, from the device's own api.py (backup section)
+        self.answers, self.names = device.backup_answers(doc["raw"])
         self.device = device
         self.role = role
         self.counts = {"login": 0, "read": 0, "write": 0}

@@ -231,29 +231,28 @@ def confirm(earlier, first, take_next, ignore=(), count=0, interval=0.0, sleep=t
     return snap, result
 
 
-def run(module):
+def run(client, device, params):
     """device_snapshot: the snapshot, and with ``compare_to`` the comparison, its regressions
-    confirmed by ``confirm_count`` more snapshots; fails on a regression with
-    ``fail_on_regression``."""
-    params = module.params
+    confirmed by ``confirm_count`` more snapshots. With ``fail_on_regression``, a regression
+    makes the result a failure (``failed`` and ``msg``, which _module.py reports)."""
     earlier = None
     if params.get("compare_to") is not None:
         earlier = as_snapshot(params["compare_to"], "compare_to")
     check_ignore(params.get("ignore"))
-    if earlier is not None and earlier["device_type"] != module.device.KIND:
+    if earlier is not None and earlier["device_type"] != device.KIND:
         raise InputError(["compare_to: a snapshot of a %s, this device is a %s" % (
-            earlier["device_type"], module.device.KIND)])
-    first = take(module.device, module.client)
+            earlier["device_type"], device.KIND)])
+    first = take(device, client)
     if earlier is None:
         return {"changed": False, "snapshot": first}
-    snap, comparison = confirm(earlier, first, lambda: take(module.device, module.client),
+    snap, comparison = confirm(earlier, first, lambda: take(device, client),
                                params.get("ignore") or (), params.get("confirm_count") or 0,
                                params.get("confirm_interval") or 0.0)
     result = {"changed": False, "snapshot": snap}
     result.update(comparison)
     if params.get("fail_on_regression") and result["regressions"]:
-        module.fail_json(msg=failure_message(result["regressions"], params.get("ignore_variable") or "ignore",
-                                             params.get("ignore") or ()), **result)
+        result.update(failed=True, msg=failure_message(result["regressions"], params.get("ignore_variable") or "ignore",
+                                                       params.get("ignore") or ()))
     return result
 
 

@@ -1,24 +1,19 @@
 # -*- coding: utf-8 -*-
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What both devices have (network, time, logging, passwords, reboot, firmware), in one
-device-neutral shape. The device files (_ts/api.py, _fm/api.py) hold the paths and map
+"""What both devices have (network, time, logging, passwords, reboot; firmware: _firmware.py),
+in one device-neutral shape. The device files (_ts/api.py, _fm/api.py) hold the paths and map
 their shapes to these; this file holds the logic, the same for both."""
 
 from __future__ import annotations
 
 import datetime
 import ipaddress
-import os
 import time
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import _swu as swu
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
-    DEVICE,
     REFUSED,
     UNREACHABLE,
-    BundleError,
-    Conflict,
     DeviceError,
     InputError,
     quoted,
@@ -35,7 +30,7 @@ def uptime(client, device):
     return device.alive_uptime(answer) if answer else None
 
 
-def _uptime_or(device, answer, default):
+def uptime_or(device, answer, default):
     value = device.alive_uptime(answer)
     return default if value is None else value
 
@@ -50,7 +45,7 @@ def wait_for_boot(client, device, timeout, uptime_before, sleep=time.sleep, cloc
         answer = client.try_get(device.ALIVE, timeout=max(0.5, min(2.0, deadline - clock())))
         if answer is None:
             seen_down = True
-        elif seen_down or (uptime_before is not None and _uptime_or(device, answer, uptime_before) < uptime_before):
+        elif seen_down or (uptime_before is not None and uptime_or(device, answer, uptime_before) < uptime_before):
             return round(clock() - started, 2)
         if clock() + POLL > deadline:
             raise DeviceError(UNREACHABLE, "the device did not come back at %s within %d s after the reboot "
@@ -120,8 +115,7 @@ def check_reachable(after):
     return problems
 
 
-def manage_network(module):
-    params, client, device = module.params, module.client, module.device
+def manage_network(client, device, params, check_mode):
     desired = {key: params.get(key) for key in NETWORK_OPTIONS}
     problems = check_network(dict(desired, wait_host=params.get("wait_host")))
     if problems:
@@ -133,21 +127,30 @@ def manage_network(module):
     problems = check_reachable(after)
     if problems:
         raise InputError(problems)
-    result = reconcile_settings(current, desired, lambda wanted: device.write_network(client, current, wanted),
-                                module.check_mode)
+    result = reconcile_settings(current, desired, lambda wanted: send(client, current, wanted,
+                                                                      device.network_requests(wanted)),
+                                check_mode)
     pending = result["changed"] or device.read_reboot_needed(client)
     result.update(reboot_needed=pending, rebooted=False, elapsed=0, host=params["host"])
     if params.get("reboot") and pending:
         # Where the device answers after the reboot: its static address, or (DHCP) wait_host.
         target = params.get("wait_host") or (params["host"] if after.get("dhcp") else after["address"])
         result.update(changed=True, host=target)
-        if not module.check_mode:
+        if not check_mode:
             result["elapsed"] = reboot(client, device, params["reboot_timeout"], client.at(target))
             result.update(rebooted=True, reboot_needed=False)
     moved = readdressed(params["host"], current, after)
     if moved:
         result["warnings"] = [moved % ("now answers" if result["rebooted"] else "answers after its next reboot")]
     return result
+
+
+def send(client, before, after, requests):
+    """Each of a device's settings requests (_device_interface.Request) whose settings differ
+    between ``before`` and ``after``, or that is forced, in their order."""
+    for request in requests:
+        if request.forced or any(before.get(key) != after.get(key) for key in request.keys):
+            client.post(request.path, request.body)
 
 
 def readdressed(host, current, after):
@@ -205,8 +208,7 @@ def check_time(params, device):
     return check.problems
 
 
-def manage_time(module):
-    params, client, device = module.params, module.client, module.device
+def manage_time(client, device, params, check_mode):
     problems = check_time(params, device)
     if problems:
         raise InputError(problems)
@@ -233,13 +235,16 @@ def manage_time(module):
         # module has taken since it read the clock
         compared["datetime"] = current["datetime"]
         desired["datetime"] = target.astimezone(datetime.timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
-    # Plan only (check_mode=True): the device writes the settings and the clock at once.
-    result = reconcile_settings(compared, desired, lambda after: None, True)
-    after = dict(current, **result["after"])
-    if set_clock:
-        after["datetime"] = (target + (datetime.datetime.now(datetime.timezone.utc) - read_at)).isoformat()
-    if result["changed"] and not module.check_mode:
-        device.write_time(client, current, after, set_clock)
+
+    def write(planned):
+        # the device writes the settings and the clock at once; the clock written also carries
+        # the time this module has taken since it read it
+        after = dict(current, **planned)
+        if set_clock:
+            after["datetime"] = (target + (datetime.datetime.now(datetime.timezone.utc) - read_at)).isoformat()
+        send(client, current, after, device.time_requests(current, after, set_clock))
+
+    result = reconcile_settings(compared, desired, write, check_mode)
     result["clock_drift"] = drift
     return result
 
@@ -262,15 +267,14 @@ def check_logging(params, device):
     return check.problems
 
 
-def manage_logging(module):
-    params, client, device = module.params, module.client, module.device
+def manage_logging(client, device, params, check_mode):
     problems = check_logging(params, device)
     if problems:
         raise InputError(problems)
     syslog = strip_unset(params.get("remote_syslog") or {})
     desired = {"level": params.get("level"), "remote_syslog": syslog or None}
     current = device.read_logging(client)
-    result = reconcile_settings(current, desired, lambda after: device.write_logging(client, after), module.check_mode)
+    result = reconcile_settings(current, desired, lambda after: device.write_logging(client, after), check_mode)
     if result["after"]["remote_syslog"].get("enabled") and not result["after"]["remote_syslog"].get("server"):
         raise InputError(["remote_syslog.server: required when remote_syslog.enabled is true"])
     result["reboot_needed"] = result["changed"] or device.read_reboot_needed(client)
@@ -306,15 +310,14 @@ def check_password(params):
     return []
 
 
-def manage_password(module):
-    params, client, device = module.params, module.client, module.device
+def manage_password(client, device, params, check_mode):
     problems = check_password(params)
     if problems:
         raise InputError(problems)
     role, password = params["target_role"], params["new_password"]
     if logs_in(client, role, password):
         return {"changed": False, "target_role": role}
-    if not module.check_mode:
+    if not check_mode:
         device.set_password(client, role, password)
         if not logs_in(client, role, password):
             raise DeviceError(REFUSED, "the device accepted the new %s password but does not log in with it" % role)
@@ -322,8 +325,7 @@ def manage_password(module):
 
 
 # -- reboot and factory reset ----------------------------------------------------------
-def manage_reboot(module):
-    params, client, device = module.params, module.client, module.device
+def manage_reboot(client, device, params, check_mode):
     factory = params["state"] == "factory_reset"
     if factory and not params["confirm"]:
         raise InputError(["confirm: must be true to factory-reset the device (it erases its configuration, "
@@ -337,191 +339,11 @@ def manage_reboot(module):
         return {"changed": False, "rebooted": False, "elapsed": 0, "host": params["host"]}
     host = params.get("factory_host") if factory and params.get("factory_host") else params["host"]
     result = {"changed": True, "rebooted": False, "elapsed": 0, "host": host}
-    if module.check_mode:
+    if check_mode:
         return result
     before = uptime(client, device)
     client.post(device.FACTORY_RESET if factory else device.REBOOT)
     result["rebooted"] = True
     if params["wait"]:
         result["elapsed"] = wait_for_boot(client.at(host), device, params["reboot_timeout"], before)
-    return result
-
-
-# -- firmware --------------------------------------------------------------------------
-#: Seconds an accepted upload is watched for a reboot of the device's own. The FM monitor's
-#: document says an upgrade "installs at once" and takes effect after a reboot; the
-#: analyzer's leaves it open, and a device that reboots by itself goes away within moments.
-SETTLE = 2.0
-
-
-def went_away_after_upload(client, device, uptime_before, settle, sleep=time.sleep, clock=time.monotonic):
-    """True when the device goes away (or is back with a smaller uptime) within ``settle``
-    seconds of an accepted upload: it reboots by itself. False when it stays up."""
-    deadline = clock() + settle
-    while True:
-        answer = client.try_get(device.ALIVE, timeout=max(0.5, min(2.0, deadline - clock())))
-        if answer is None:
-            return True
-        if uptime_before is not None and _uptime_or(device, answer, uptime_before) < uptime_before:
-            return True
-        if clock() + POLL > deadline:
-            return False
-        sleep(POLL)
-
-
-def _bundle_label(bundle):
-    return "%s (version %s, for %s)" % (bundle["path"], bundle["version"],
-                                        ", ".join(bundle["target"]) if bundle["target"] else "no model named")
-
-
-def read_bundles(params):
-    """The bundles ``path`` names (a bundle, or a folder of ``*.swu`` bundles), each
-    ``{"path", "version", "target"}``; InputError, before any request, when there is none
-    to read or a single bundle does not carry ``version``."""
-    path = params["path"]
-    if os.path.isdir(path):
-        readable, unreadable = [], []
-        for name in sorted(os.listdir(path)):
-            full = os.path.join(path, name)
-            if not name.endswith(".swu") or not os.path.isfile(full):
-                continue
-            try:
-                readable.append(dict(swu.read_description(full), path=full))
-            except (OSError, BundleError) as err:
-                unreadable.append(str(err))
-        if not readable:
-            raise InputError(["path: the folder %s holds no readable .swu bundle%s" % (
-                path, " (%s)" % "; ".join(unreadable) if unreadable else "")])
-        return readable
-    try:
-        bundle = dict(swu.read_description(path), path=path)
-    except (OSError, BundleError) as err:
-        raise InputError(["path: %s" % err]) from None
-    if params["version"] and bundle["version"] != params["version"]:
-        raise InputError(["version: the bundle %s carries version %s, not %s" % (path, bundle["version"],
-                                                                                 params["version"])])
-    return [bundle]
-
-
-def choose_bundle(params, bundles, model):
-    """The bundle for a device of ``model`` (None: the device does not say): the only one
-    given, or the folder's bundle for that model, of ``version`` or else the newest."""
-    if not os.path.isdir(params["path"]):
-        return bundles[0]
-    fits = [b for b in bundles if model and b["target"] and any(swu.same_model(t, model) for t in b["target"])]
-    if not fits and params["allow_unchecked_target"]:
-        fits = [b for b in bundles if not b["target"] or not model]
-    if params["version"]:
-        fits = [b for b in fits if b["version"] == params["version"]]
-    newest = []
-    for bundle in fits:
-        order = swu.compare_versions(bundle["version"], newest[0]["version"]) if newest else 1
-        if order is None:
-            raise Conflict(["path: cannot tell which of %s is newer; set version" % " and ".join(
-                _bundle_label(b) for b in (newest[0], bundle))])
-        if order > 0:
-            newest = [bundle]
-        elif order == 0:
-            newest.append(bundle)
-    if len(newest) == 1:
-        return newest[0]
-    wanted = "model %s" % (model if model else "unknown (the device reports none)")
-    if params["version"]:
-        wanted += ", version %s" % params["version"]
-    if newest:
-        raise Conflict(["path: more than one bundle in %s for %s: %s" % (
-            params["path"], wanted, "; ".join(_bundle_label(b) for b in newest))])
-    raise Conflict(["path: no bundle in %s for %s; the folder holds %s%s" % (
-        params["path"], wanted, "; ".join(_bundle_label(b) for b in bundles),
-        "" if params["allow_unchecked_target"] or model else
-        " (allow_unchecked_target=true also takes a bundle that names no model)")])
-
-
-def check_bundle(params, bundle, model, previous):
-    """Refuse, before any upload, a bundle for another model, one whose target cannot be
-    compared (unless allow_unchecked_target), and a downgrade (unless allow_downgrade)."""
-    if bundle["target"] and model:
-        if not any(swu.same_model(target, model) for target in bundle["target"]):
-            raise Conflict(["path: the bundle %s is for %s, and this device is a %s; nothing was uploaded (use the"
-                            " bundle made for this model)" % (bundle["path"], ", ".join(bundle["target"]), model)])
-    elif not params["allow_unchecked_target"]:
-        why = ("names no model (no hardware-compatibility in its sw-description)" if not bundle["target"]
-               else "cannot be checked: the device reports no model")
-        raise Conflict(["path: the bundle %s %s; nothing was uploaded (set allow_unchecked_target=true to install"
-                        " it anyway, once you know it is made for this device)" % (bundle["path"], why)])
-    order = swu.compare_versions(bundle["version"], previous)
-    if order is not None and order >= 0 or params["allow_downgrade"]:
-        return order
-    what = ("older than" if order is not None else "not comparable with")
-    raise Conflict(["path: the bundle %s carries firmware %s, %s the installed %s: a downgrade; nothing was"
-                    " uploaded (set allow_downgrade=true to go back to it)"
-                    % (bundle["path"], bundle["version"], what, previous)])
-
-
-def manage_firmware(module):
-    params, client, device = module.params, module.client, module.device
-    bundles = read_bundles(params)
-    previous = device.read_firmware_version(client)
-    model = device.read_identity(client).get("model")
-    model = model.strip() if isinstance(model, str) and model.strip() else None
-    bundle = choose_bundle(params, bundles, model)
-    order = check_bundle(params, bundle, model, previous)
-    version = bundle["version"]
-    result = {"changed": previous != version, "previous_version": previous, "current_version": previous,
-              "bundle_version": version, "bundle_path": bundle["path"], "bundle_target": bundle["target"],
-              "device_model": model, "pending_version": None, "rebooted": False, "reboot_needed": False,
-              "elapsed": 0}
-    if not result["changed"]:
-        result["reboot_needed"] = device.read_reboot_needed(client)
-        result["msg"] = "firmware %s is already installed" % version
-        return result
-    action = {1: "upgrade", -1: "downgrade"}.get(order, "change")
-    result["diff"] = {"before": {"firmware_version": previous}, "after": {"firmware_version": version}}
-    if module.check_mode:
-        result["msg"] = "would %s from %s to %s%s" % (
-            action, previous, version, "" if params["reboot"] else " (running it from the next reboot)")
-        return result
-    before = uptime(client, device)
-    body = swu.MultipartFile(bundle["path"])
-    started = time.monotonic()
-    try:
-        client.request("POST", device.UPGRADE, data=body, headers={"Content-Type": body.content_type},
-                       idempotent=False, timeout=params["upload_timeout"])
-    except DeviceError as err:
-        if err.kind == REFUSED:
-            err.message = "the device refused the bundle %s (version %s); nothing was installed" % (
-                bundle["path"], version)
-            err.hint = "use a bundle as the vendor signed it for this device; a rebuilt or altered one is refused"
-        raise
-    # Installed. Either the device reboots into it by itself, or it keeps running the old
-    # version with reboot_needed set until it is rebooted.
-    if went_away_after_upload(client, device, before, min(SETTLE, params["reboot_timeout"])):
-        wait_for_boot(client, device, params["reboot_timeout"], before)
-        result["rebooted"] = True
-    else:
-        running, pending = device.read_firmware_version(client), device.read_reboot_needed(client)
-        if running != version and not pending:
-            raise DeviceError(DEVICE, "the device accepted the bundle %s (version %s) but neither rebooted nor "
-                                      "reports a pending reboot; it still runs firmware %s"
-                              % (bundle["path"], version, running))
-        if running != version and not params["reboot"]:
-            result.update(reboot_needed=True, pending_version=version, elapsed=round(time.monotonic() - started, 2),
-                          msg="installed %s; the device runs %s until its next reboot (reboot=false)"
-                              % (version, previous))
-            return result
-        if running != version:
-            try:
-                client.post(device.REBOOT)
-            except DeviceError as err:
-                if err.kind != UNREACHABLE:  # unreachable: it went down on its own meanwhile
-                    raise
-            wait_for_boot(client, device, params["reboot_timeout"], before)
-            result["rebooted"] = True
-    result["elapsed"] = round(time.monotonic() - started, 2)
-    result["current_version"] = device.read_firmware_version(client)
-    result["reboot_needed"] = device.read_reboot_needed(client)
-    if result["current_version"] != version:
-        raise DeviceError(REFUSED, "after the upgrade the device reports firmware %s, expected %s"
-                          % (result["current_version"], version))
-    result["msg"] = "%sd from %s to %s" % (action, previous, version)
     return result

@@ -78,7 +78,7 @@ dest:
   type: str
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import _backup as backup
+from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import format as backup_format, take as backup_take
 from ansible_collections.broadcast.monitoring.plugins.module_utils._files import destination, plain_name, write_if_changed
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
@@ -89,8 +89,8 @@ ARGUMENT_SPEC = dict(
 
 def write_backup(module):
     dest = destination(module.params["dest"], plain_name("%s.json" % module.params["host"].strip(), "host"))
-    doc = backup.take(module.client, module.device)
-    text = backup.dumps(doc)
+    doc = backup_take.take(module.client, module.device)
+    text = backup_format.dumps(doc)
     changed, old = write_if_changed(dest, text.encode("utf-8"), module.check_mode)
     return {"changed": changed, "backup": doc, "dest": dest,
             "diff": {"before": (old or b"").decode("utf-8", "replace"), "after": text,

@@ -181,7 +181,7 @@ msg:
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
-from ansible_collections.broadcast.monitoring.plugins.module_utils._system import manage_firmware
+from ansible_collections.broadcast.monitoring.plugins.module_utils._firmware import manage_firmware
 
 ARGUMENT_SPEC = dict(
     path=dict(type="path", required=True),
@@ -196,7 +196,7 @@ ARGUMENT_SPEC = dict(
 
 def main():
     module = DeviceModule(ARGUMENT_SPEC)
-    module.run(lambda: manage_firmware(module))
+    module.run(lambda: manage_firmware(module.client, module.device, module.params, module.check_mode))
 
 
 if __name__ == "__main__":

@@ -98,7 +98,7 @@ ARGUMENT_SPEC = dict(
 
 def main():
     module = DeviceModule(ARGUMENT_SPEC)
-    module.run(lambda: manage_reboot(module))
+    module.run(lambda: manage_reboot(module.client, module.device, module.params, module.check_mode))
 
 
 if __name__ == "__main__":

@@ -113,7 +113,7 @@ unknown:
   elements: dict
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import _backup as backup
+from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import format as backup_format, restore as backup_restore
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
@@ -130,8 +130,9 @@ def restore(module):
             text = handle.read()
     except OSError as err:
         raise InputError(["src: cannot read %s (%s)" % (module.params["src"], err.strerror)]) from None
-    doc = backup.load(text, module.device)
-    return backup.restore(module, doc, module.params["network"], module.params["firmware_mismatch"])
+    doc = backup_format.load(text, module.device)
+    return backup_restore.restore(module.client, module.device, doc, module.params["network"], module.check_mode,
+                                  module.params["host"], module.params["firmware_mismatch"])
 
 
 def main():

@@ -197,7 +197,7 @@ ARGUMENT_SPEC = dict(
 
 def main():
     module = DeviceModule(ARGUMENT_SPEC, reads_only=True)
-    module.run(lambda: run(module))
+    module.run(lambda: run(module.client, module.device, module.params))
 
 
 if __name__ == "__main__":

@@ -28,8 +28,13 @@ import re
 import yaml
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import SCHEME_RE
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import parts as fm_parts
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import parts as ts_parts
 
-ROLES = {"ts_analyzer": "ts_analyzer", "fm_monitor": "fm_monitor"}
+#: each device type's registry of parts (``_ts/parts.py``, ``_fm/parts.py``)
+REGISTRIES = {ts_parts.KIND: ts_parts, fm_parts.KIND: fm_parts}
+#: each device type's role
+ROLES = {kind: registry.ROLE for kind, registry in REGISTRIES.items()}
 
 
 class Read:
@@ -40,34 +45,13 @@ class Read:
         self.part, self.module, self.args, self.key = part, module, args, key
 
 
-def _settings(device_type):
-    return {"device_type": device_type}
-
-
-#: the parts of each device type, in the order of its role (state_parts.PARTS)
-READS = {
-    "ts_analyzer": (
-        Read("network", "device_network", _settings("ts_analyzer"), "before"),
-        Read("time", "device_time", _settings("ts_analyzer"), "before"),
-        Read("logging", "device_logging", _settings("ts_analyzer"), "before"),
-        Read("snmp", "ts_snmp", {}, "before"),
-        Read("alert_profiles", "ts_alert_profile", {"state": "gathered"}, "gathered"),
-        Read("inputs", "ts_input", {"state": "gathered"}, "gathered"),
-        Read("converters", "ts_converter", {"state": "gathered"}, "gathered"),
-    ),
-    "fm_monitor": (
-        Read("network", "device_network", _settings("fm_monitor"), "before"),
-        Read("time", "device_time", _settings("fm_monitor"), "before"),
-        Read("logging", "device_logging", _settings("fm_monitor"), "before"),
-        Read("schedules", "fm_schedule", {"state": "gathered"}, "gathered"),  # in the role's order (state_parts)
-        Read("tuners", "fm_tuner", {"state": "gathered"}, "gathered"),
-        Read("thresholds", "fm_thresholds", {"state": "gathered"}, "gathered"),
-    ),
-}
+#: the parts of each device type, in the order of its role (the registry's order)
+READS = {kind: tuple(Read(part.name, *part.read()) for part in registry.PARTS) for kind, registry in REGISTRIES.items()}
 
 #: the FM monitor's ``<part>_all`` variables: written as null, so that a group's value cannot
 #: mix into the per-tuner state the file declares whole
-ALL_TUNERS = ("tuners_all", "thresholds_all", "schedules_all")
+ALL_TUNERS = {kind: tuple(part.shared for part in registry.PARTS if part.shared)
+              for kind, registry in REGISTRIES.items()}
 
 #: keys whose values are secrets wherever they appear (none of the parts the roles manage
 #: holds one today: passwords are write-only on both devices)
@@ -150,9 +134,8 @@ def role_variables(device_type, read):
         else:
             value = CONVERT[one.part](value)
         variables[prefix + one.part] = value
-    if device_type == "fm_monitor":
-        for name in ALL_TUNERS:
-            variables[prefix + name] = None
+    for name in ALL_TUNERS[device_type]:
+        variables[prefix + name] = None
     return variables
 
 

@@ -16,12 +16,13 @@ from ansible.module_utils.errors import UnsupportedError
 from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _system as system
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import resources as fm_resources
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import resources as ts_resources
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import parts as fm_parts, resources as fm_resources
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import parts as ts_parts, resources as ts_resources
 from ansible_collections.broadcast.monitoring.plugins.module_utils._connection import DEVICE_TYPE_SPEC
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import check_config
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, PartError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import device_file, seconds_problems
+from ansible_collections.broadcast.monitoring.plugins.module_utils._parts import purged, with_second_passes
 
 MODULES = "ansible_collections.broadcast.monitoring.plugins.modules."
 
@@ -43,8 +44,8 @@ def _snmp(value, options, results):
 def _profiles_config(value, options):
     config = list(value)
     # The factory profile cannot be deleted: with purge it is kept (at factory values unless declared).
-    if options["purge"]["alert_profiles"] and "Default" not in [profile.get("name") for profile in config]:
-        config.append({"name": "Default"})
+    if options["purge"]["alert_profiles"] and ts_parts.FACTORY_PROFILE not in [p.get("name") for p in config]:
+        config.append({"name": ts_parts.FACTORY_PROFILE})
     return config
 
 
@@ -110,8 +111,10 @@ def _inputs(value, options, results):
     return args
 
 
-def _converters(value, options, results):
-    return {"state": "replaced" if options["purge"]["converters"] else "merged", "config": value}
+def _objects(name):
+    def args_of(value, options, results):
+        return {"state": "replaced" if options["purge"][name] else "merged", "config": value}
+    return args_of
 
 
 def _per_tuner(name):
@@ -148,8 +151,9 @@ def plain(value):
 
 
 class Part:
-    """One part of the state: ``name`` is its key in ``parts``; ``shared`` another key that
-    goes to the same module (the FM monitor's ``<part>_all``); ``kind`` the type its value must have."""
+    """One step of device_state: a part of the registry (``_ts/parts.py``, ``_fm/parts.py``),
+    or its second pass. ``name`` is its key in ``parts``; ``shared`` another key that goes to
+    the same module (the FM monitor's ``<part>_all``); ``kind`` the type its value must have."""
 
     def __init__(self, name, module, kind, build, shared=None, planned=None):
         self.name, self.module, self.kind, self.build, self.shared = name, module, kind, build, shared
@@ -157,34 +161,44 @@ class Part:
         self.planned = planned
 
 
-PARTS = {
-    "ts_analyzer": (
-        Part("network", "device_network", dict, _settings("ts_analyzer", with_reboot=True)),
-        Part("time", "device_time", dict, _settings("ts_analyzer")),
-        Part("logging", "device_logging", dict, _settings("ts_analyzer")),
-        Part("snmp", "ts_snmp", dict, _snmp),
-        Part("alert_profiles", "ts_alert_profile", list, _alert_profiles),
-        Part("inputs", "ts_input", list, _inputs),
-        Part("alert_profiles", "ts_alert_profile", list, _unused_profiles, planned=planned_unused_profiles),
-        Part("converters", "ts_converter", list, _converters),
-    ),
-    "fm_monitor": (
-        Part("network", "device_network", dict, _settings("fm_monitor", with_reboot=True)),
-        Part("time", "device_time", dict, _settings("fm_monitor")),
-        Part("logging", "device_logging", dict, _settings("fm_monitor")),
-        # schedules before tuners: a schedule it activates sets its tuner's state, which the tuners part then leaves
-        Part("schedules", "fm_schedule", list, _per_tuner("schedules"), shared="schedules_all"),
-        Part("tuners", "fm_tuner", list, _per_tuner("tuners"), shared="tuners_all"),
-        Part("thresholds", "fm_thresholds", list, _per_tuner("thresholds"), shared="thresholds_all"),
-    ),
-}
+#: each device type's registry of parts
+REGISTRIES = {ts_parts.KIND: ts_parts, fm_parts.KIND: fm_parts}
+
+#: how a part's declared value becomes its module's arguments, where the default (below) does not fit
+BUILD = {"snmp": _snmp, "alert_profiles": _alert_profiles, "inputs": _inputs}
+#: the second pass of a part with ``pruned_after``: its arguments, and its plan in check mode
+SECOND_PASS = {"alert_profiles": (_unused_profiles, planned_unused_profiles)}
+
+
+def _build(part):
+    """The builder of a part's module arguments: the system settings as declared, with the
+    device type; the FM monitor's per-tuner parts with their ``<part>_all``; other objects
+    replaced with purge, merged without."""
+    if part.name in BUILD:
+        return BUILD[part.name]
+    if part.system:
+        return _settings(part.device_type, with_reboot=part.name == "network")
+    if part.shared:
+        return _per_tuner(part.name)
+    return _objects(part.name)
+
+
+def _steps(registry):
+    steps = []
+    for part, second in with_second_passes(registry.PARTS):
+        if second:
+            build, planned = SECOND_PASS[part.name]
+            steps.append(Part(part.name, part.module, part.kind, build, planned=planned))
+        else:
+            steps.append(Part(part.name, part.module, part.kind, _build(part), shared=part.shared))
+    return tuple(steps)
+
+
+PARTS = {kind: _steps(registry) for kind, registry in REGISTRIES.items()}
 
 
 #: the parts that purge (the option, or purge_parts) makes exact, per device type
-PURGED = {
-    "ts_analyzer": ("snmp", "alert_profiles", "inputs", "converters"),
-    "fm_monitor": ("tuners", "thresholds", "schedules"),
-}
+PURGED = {kind: purged(registry) for kind, registry in REGISTRIES.items()}
 
 
 def warning_text(warning):

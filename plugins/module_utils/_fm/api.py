@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._device_interface import post_network
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_interface import Request, network_settings_requests
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, list_or_empty
 
 # keep_logged_in: one token serves a whole play (roles hand it to every module)
@@ -518,8 +518,8 @@ def read_network(client):
     return out
 
 
-def write_network(client, before, after):
-    post_network(client, NETWORK, HOSTNAME, NETWORK_KEYS, before, after)
+def network_requests(after):
+    return network_settings_requests(NETWORK, HOSTNAME, NETWORK_KEYS, after)
 
 
 def read_firmware_version(client):
@@ -536,12 +536,14 @@ def read_time(client):
             "datetime": raw.get("datetime")}
 
 
-def write_time(client, before, after, set_clock):
+def time_requests(before, after, set_clock):
+    """The request that writes the time settings ``after`` (and the clock, ``set_clock``), all
+    on one path."""
     # The device wants a datetime in every write; without a clock change, send back the
     # time just read (NTP on ignores it).
-    client.post(DATETIME, {"enable_ntp": after["ntp"], "ntp_servers": after["ntp_servers"],
-                           "timezone": after["timezone"],
-                           "datetime": after["datetime"] if set_clock else before["datetime"]})
+    return [Request(DATETIME, ("ntp", "ntp_servers", "timezone"), {
+        "enable_ntp": after["ntp"], "ntp_servers": after["ntp_servers"], "timezone": after["timezone"],
+        "datetime": after["datetime"] if set_clock else before["datetime"]}, forced=set_clock)]
 
 
 def read_logging(client):
@@ -614,3 +616,53 @@ def snapshot_system(client):
     """Firmware version and whether a reboot is pending (one ``GET /status``)."""
     status = status_from_device(client.get(STATUS))
     return {"firmware_version": status["versions"].get("package_ver"), "reboot_needed": bool(status.get("reboot_needed"))}
+
+
+# -- backup: the monitor's own answers as a backup holds them, and the requests of a restore --
+#: what the monitor reports of a tuner that it measures or derives (station_id follows the
+#: frequency and the station list, both restored)
+TUNER_NOT_CONFIG = ("tuned", "signal_ok", "quality", "rds", "station_id")
+
+
+def without(obj, keys):
+    return {key: value for key, value in obj.items() if key not in keys}
+
+
+def conf_ordered(conf):
+    """/conf as a backup holds it: its lists in a stable order (tuners by id, stations by id),
+    without a clock reading (should a device add one, it is stale at once)."""
+    conf = dict(conf)
+    if isinstance(conf.get("datetime"), dict):
+        conf["datetime"] = without(conf["datetime"], ("datetime",))
+    for key, field in (("tuners", "tuner_id"), ("stations", "station_id")):
+        if isinstance(conf.get(key), list):
+            conf[key] = sorted(conf[key], key=lambda item, f=field: item.get(f, 0))
+    return conf
+
+
+def conf_keeping_network(wanted, current):
+    """A /conf to restore with the unit's own address and name kept (``current``'s)."""
+    return dict(wanted, network=current.get("network"), hostname=current.get("hostname"))
+
+
+def backup_raw(client):
+    """The monitor's configuration as a backup holds it (``raw``): its answers without what
+    it measures or derives, lists in a stable order."""
+    conf = conf_ordered(client.get(CONF))
+    tuners = []
+    for raw in sorted(client.get(TUNERS), key=lambda t: t["tuner_id"]):
+        tuner = without(raw, TUNER_NOT_CONFIG)
+        if isinstance(tuner.get("stream"), dict):
+            tuner["stream"] = without(tuner["stream"], ("measured_bitrate",))
+        tuners.append(tuner)
+    return {"conf": conf, "tuners": tuners, "log_settings": client.get(LOG_SETTINGS)}
+
+
+def backup_answers(raw):
+    """``(answers, names)`` of a backup's ``raw``: the answer of each GET the resource modules
+    read, rebuilt from it (the monitor assigns no ids itself: ``names`` is empty)."""
+    stations = list((raw.get("conf") or {}).get("stations") or [])
+    tuners = [dict(t, station_id=station_at(stations, t.get("frequency"))) for t in raw.get("tuners") or []]
+    return {TUNERS: tuners, STATIONS: stations,
+            # not in a backup: the document's list of stream bitrates
+            VALID_BITRATES: {"bitrates": list(BITRATES)}}, {}

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_interface as device_interface
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_interface as device_interface, _system as system
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import info as fm_info
@@ -40,14 +40,27 @@ class Recorder:
 
 def test_network_writes_only_what_changed():
     before = {"dhcp": False, "address": "10.0.0.2", "dns": [], "hostname": "a"}
+    for after, posts in ((dict(before, hostname="b"), [("/host", {"hostname": "b"})]),
+                         (dict(before, dns=["10.0.0.53"]),
+                          [("/net", {"dhcp": False, "address": "10.0.0.2", "dns": ["10.0.0.53"]})]),
+                         (before, [])):
+        client = Recorder()
+        system.send(client, before, after, device_interface.network_settings_requests(
+            "/net", "/host", ("dhcp", "address", "dns"), after))
+        assert client.posts == posts
+
+
+@pytest.mark.parametrize("device", [ts_device, fm_device], ids=["ts", "fm"])
+def test_time_writes_only_what_changed_and_the_clock_when_set(device):
+    before = {"ntp": False, "ntp_servers": [], "timezone": device.TIMEZONE_KIND == "name" and "UTC" or 0,
+              "datetime": "2026-01-01T00:00:00Z"}
     client = Recorder()
-    device_interface.post_network(client, "/net", "/host", ("dhcp", "address", "dns"), before,
-                                  dict(before, hostname="b"))
-    assert client.posts == [("/host", {"hostname": "b"})]
-    client = Recorder()
-    device_interface.post_network(client, "/net", "/host", ("dhcp", "address", "dns"), before,
-                                  dict(before, dns=["10.0.0.53"]))
-    assert client.posts == [("/net", {"dhcp": False, "address": "10.0.0.2", "dns": ["10.0.0.53"]})]
+    system.send(client, before, before, device.time_requests(before, before, False))
+    assert client.posts == []
+    system.send(client, before, dict(before, datetime="2026-01-01T00:05:00+00:00"),
+                device.time_requests(before, dict(before, datetime="2026-01-01T00:05:00+00:00"), True))
+    assert [path for path, body in client.posts] == [device.DATETIME]
+    assert client.posts[0][1]["datetime"] == "2026-01-01T00:05:00+00:00"
 
 
 def test_a_created_answer_reads_back_as_the_assigned_id():

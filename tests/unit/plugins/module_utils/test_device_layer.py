@@ -2,8 +2,9 @@
 _fm/api.py). The code that plans and writes, the actions and the info readers take what the
 device files give and never index a device's answer by the device's field names, so a
 firmware that names or shapes an answer differently is met in one file per device type.
-_backup.py keeps answers as read, by design, and _offline.py stands in for a device: both are
-left out. A name below is how this code calls a device's answer or one of its elements."""
+A backup keeps answers as read, by design (its device-side reading and requests are in the
+api files' backup sections), and _offline.py stands in for a device: both are left out, except
+for the backup's take and restore, which read through the api files. A name below is how this code calls a device's answer or one of its elements."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODULE_UTILS = os.path.join(HERE, "..", "..", "..", "..", "plugins", "module_utils")
 CONSUMERS = ("_engine.py", "_ts/resources.py", "_fm/resources.py", "_ts/actions.py", "_fm/actions.py", "_ts/info.py",
-             "_fm/info.py", "_gather.py", "_system.py", "_snapshot.py", "_compatibility.py", "_module.py")
+             "_fm/info.py", "_gather.py", "_system.py", "_snapshot.py", "_compatibility.py", "_module.py",
+             "_backup/take.py", "_backup/restore.py", "_backup/sections.py", "_backup/ts.py", "_backup/fm.py")
 ANSWER_NAMES = ("raw", "element", "created", "started", "answer", "stream", "station", "found")
 #: an answer's field read by name: through a variable of those names, or straight from a call
 #: (``client.get(PATH)["token"]``)

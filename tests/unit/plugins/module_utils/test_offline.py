@@ -5,7 +5,8 @@ import json
 import pytest
 import yaml
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import _backup as backup, _offline as offline
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _offline as offline
+from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import format as backup
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile

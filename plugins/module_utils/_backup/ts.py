@@ -1,0 +1,208 @@
+# -*- coding: utf-8 -*-
+# Copyright: broadcast.monitoring contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The analyzer's sections of a restore: its objects as the analyzer gives them (format 2,
+every field, known or not), or in the modules' shapes (format 1). What each request holds
+and which field is which: _ts/api.py's backup section."""
+
+from __future__ import annotations
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.sections import restore_settings, two_passes
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Resource, reconcile, strip_unset
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import (
+    Converters,
+    Inputs,
+    Profiles,
+    snmp,
+)
+
+
+def steps(client, saved, check_mode, sections):
+    """The analyzer's sections, each as the step that restores it (``saved``: the backup's ``raw``)."""
+    wanted = saved["profiles"]
+    names = [p["name"] for p in wanted]
+    factory = names[0] if names else None  # listed first, as the device numbers it
+    # Profiles first (inputs name them), inputs next, and only then the profiles that the
+    # backup does not have are deleted, when no input uses them any more (the registry's
+    # pruned_after, _ts/parts.py).
+    out = two_passes(sections, "alert_profiles", lambda: RawProfiles(client, factory), wanted, check_mode)
+    out["inputs"] = lambda: reconcile(RawInputs(client, names), saved["inputs"], "overridden", check_mode)
+    out["snmp"] = lambda: restore_settings(client, ts_device.SNMP_SETTINGS, saved["snmp"], check_mode,
+                                           ts_device.snmp_ordered)
+    out["converters"] = lambda: reconcile(RawConverters(client), saved["converters"], "replaced", check_mode)
+    return out
+
+
+def steps_1(client, config, check_mode, sections):
+    """The analyzer's sections of a format-1 backup (the modules' shapes)."""
+    profiles = config["alert_profiles"]
+    names = [p["name"] for p in profiles]
+    out = two_passes(sections, "alert_profiles", lambda: Profiles(client), profiles, check_mode)
+    out["inputs"] = lambda: reconcile(_InputsAfterProfiles(client, names), config["inputs"], "overridden", check_mode)
+    out["snmp"] = lambda: snmp(client, dict(config["snmp"], lists="replace"), check_mode)
+    out["converters"] = lambda: reconcile(Converters(client), config["converters"], "replaced", check_mode)
+    return out
+
+
+class RawProfiles(Resource):
+    """Alert profiles as the analyzer gives them (every field, known or not), keyed by name.
+    The factory profile is matched by its id, whatever its name, since it cannot be deleted."""
+
+    key = "name"
+
+    def __init__(self, client, factory_name=None):
+        super().__init__(client)
+        self.factory_name = factory_name
+        self.ids = {}
+        self.names = {}
+
+    def read(self):
+        current, self.ids, self.names = ts_device.backup_profiles(self.client, self.factory_name)
+        return current
+
+    def normalise(self, obj):
+        # entries in error-name order, as a backup stores them: their order means nothing
+        return ts_device.entries_sorted(strip_unset(obj))
+
+    def attainable(self, before, target):
+        # A profile update merges (update below sends what changes): a field, or an entry, that
+        # the device has and the backup does not cannot be removed, and stays.
+        kept = {key: value for key, value in before.items() if key not in target and key != "renamed_from"}
+        named = {e.get("error_name") for e in target.get("entries", []) if isinstance(e, dict)}
+        entries = [e for e in before.get("entries", []) if isinstance(e, dict) and e.get("error_name") not in named]
+        if not kept and not entries:
+            return target, []
+        what = ["field(s) %s" % ", ".join(sorted(kept))] if kept else []
+        what += ["entries %s" % ", ".join(str(e.get("error_name")) for e in entries)] if entries else []
+        note = ("alert_profiles: profile %r: the device has %s that the backup does not; a profile update cannot"
+                " remove them: left as they are" % (target["name"], " and ".join(what)))
+        if entries:
+            kept["entries"] = list(target.get("entries", [])) + entries
+        return self.normalise(dict(target, **kept)), [note]
+
+    def check_against(self, desired, current, run):
+        if run.state != "overridden":
+            return []
+        listed = {obj["name"] for obj in desired}
+        doomed = [name for name in current if name not in listed and self.ids[name] != ts_device.FACTORY_PROFILE_ID]
+        if not doomed:
+            return []
+        inputs = self.client.get(ts_device.INPUTS)
+        return ["profile %r (not in the backup): cannot be deleted, input(s) %s use it" % (
+            name, ", ".join(repr(u) for u in ts_device.inputs_using(inputs, self.ids[name])))
+            for name in doomed if ts_device.inputs_using(inputs, self.ids[name])]
+
+    def create(self, after):
+        self.client.post(ts_device.PROFILES, after)
+
+    def update(self, before, after):
+        body = ts_device.backup_profile_update(before, after, self.names.get(before["name"], before["name"]))
+        self.client.post(ts_device.PROFILE % self.ids[before["name"]], body)
+
+    def delete(self, before):
+        self.client.delete(ts_device.PROFILE % self.ids[before["name"]])
+
+
+class RawInputs(Resource):
+    """Inputs as the analyzer gives them (every field, known or not, its live state left
+    out), keyed by name, with the alert profile named. ``planned``: profiles the same
+    restore creates just before (in check mode those are not on the device yet)."""
+
+    key = "name"
+    OWN_ENDPOINTS = ts_device.INPUT_OWN_ENDPOINTS
+
+    def __init__(self, client, planned=()):
+        super().__init__(client)
+        self.planned = planned
+        self.raw = {}
+        self.profiles = {}
+
+    def read(self):
+        self.profiles, self.raw, current = ts_device.backup_inputs(self.client)
+        return current
+
+    def check_against(self, desired, current, run):
+        known = set(self.profiles) | set(self.planned)
+        return ["input %r: alerts_config: the analyzer has no profile %r" % (obj["name"], obj["alerts_config"]["profile_id"])
+                for obj in desired if obj["alerts_config"]["profile_id"] not in known]
+
+    def normalise(self, obj):
+        return strip_unset(obj)
+
+    def create(self, after):
+        created = self.client.post(ts_device.INPUTS, ts_device.backup_input_body(after, self.profiles))
+        self._set_own(ts_device.input_id_of(created), ts_device.without(created, ts_device.INPUT_NOT_CONFIG), after)
+
+    def update(self, before, after):
+        input_id = ts_device.input_id_of(self.raw[before["name"]])
+        if ts_device.without(before, self.OWN_ENDPOINTS) != ts_device.without(after, self.OWN_ENDPOINTS):
+            self.client.post(ts_device.INPUT % input_id, ts_device.backup_input_updated(after, self.profiles, input_id))
+        self._set_own(input_id, before, after)
+
+    def delete(self, before):
+        self.client.delete(ts_device.INPUT % ts_device.input_id_of(self.raw[before["name"]]))
+
+    def _set_own(self, input_id, before, after):
+        """Monitoring, SCTE-35 and thumbnails, each through its own endpoint (GETs that write
+        are never retried blindly)."""
+        before = dict(before, thumbnails=strip_unset(before.get("thumbnails") or {}))
+        after = dict(after, thumbnails=strip_unset(after.get("thumbnails") or {}))
+        for method, path, body in ts_device.backup_input_own_requests(input_id, before, after):
+            if method == "GET":
+                self.client.get(path, idempotent=False)
+            else:
+                self.client.post(path, body)
+
+
+class RawConverters(Resource):
+    """The converters as the analyzer gives them, keyed by ASI port. A stopped converter
+    keeps the settings of its last start: to put those back, it is started with them and
+    stopped again."""
+
+    key = "port"
+    fixed = True
+
+    def read(self):
+        return ts_device.backup_converters(self.client)
+
+    def normalise(self, obj):
+        return strip_unset(obj)
+
+    def attainable(self, before, target):
+        # The analyzer has no way to clear a stopped converter's settings (a stop keeps them,
+        # a start needs all of them): settings the backup lacks stay as the device keeps them.
+        if target.get("running"):
+            return target, []
+        kept = {key: before[key] for key in ts_device.CONVERTER_SETTINGS
+                if before.get(key) is not None and target.get(key) is None}
+        if not kept:
+            return target, []
+        note = ("converters: ASI port %s: the backup holds the converter stopped without %s; the analyzer keeps"
+                " those of the converter's last start (%s) and has no way to clear them: left as they are" % (
+                    target["port"], ", ".join(kept), ", ".join("%s=%s" % item for item in kept.items())))
+        return dict(target, **kept), [note]
+
+    def update(self, before, after):
+        settings = ts_device.backup_converter_settings(after)
+        moved = any(before.get(key) != value for key, value in settings.items())
+        if None not in settings.values() and (moved or (after.get("running") and not before.get("running"))):
+            self.client.post(ts_device.CONVERTER_START % after["port"], settings)
+            before = dict(before, running=True)
+        if before.get("running") and not after.get("running"):
+            self.client.get(ts_device.CONVERTER_STOP % after["port"], idempotent=False)
+
+
+class _InputsAfterProfiles(Inputs):
+    """Inputs that may name profiles the same restore creates just before (in check mode
+    those are not on the device yet)."""
+
+    def __init__(self, client, planned):
+        super().__init__(client)
+        self.planned = planned
+
+    def read(self, wanted_profiles=frozenset()):
+        current = super().read(wanted_profiles)
+        for name in self.planned:
+            self.profiles.setdefault(name, None)
+        return current
