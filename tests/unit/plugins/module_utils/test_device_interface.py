@@ -23,24 +23,16 @@ def test_a_device_file_without_a_function_is_found_out():
     assert "read_network" in found and "TIMEZONE_RANGE" in found and "timezones" not in found
 
 
-class Recorder:
-    def __init__(self):
-        self.posts = []
-
-    def post(self, path, body=None):
-        self.posts.append((path, body))
-
-
-def test_network_writes_only_what_changed():
+def test_network_writes_only_what_changed(recording_client):
     before = {"dhcp": False, "address": "10.0.0.2", "dns": [], "hostname": "a"}
-    client = Recorder()
+    client = recording_client()
     device_interface.post_network(client, "/net", "/host", ("dhcp", "address", "dns"), before,
                                   dict(before, hostname="b"))
-    assert client.posts == [("/host", {"hostname": "b"})]
-    client = Recorder()
+    assert client.sent() == [("/host", {"hostname": "b"})]
+    client = recording_client()
     device_interface.post_network(client, "/net", "/host", ("dhcp", "address", "dns"), before,
                                   dict(before, dns=["10.0.0.53"]))
-    assert client.posts == [("/net", {"dhcp": False, "address": "10.0.0.2", "dns": ["10.0.0.53"]})]
+    assert client.sent() == [("/net", {"dhcp": False, "address": "10.0.0.2", "dns": ["10.0.0.53"]})]
 
 
 def test_a_created_answer_reads_back_as_the_assigned_id():
