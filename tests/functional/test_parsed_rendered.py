@@ -17,8 +17,8 @@ import pytest
 import requests
 
 from .conftest import connection, module_examples
+from .fm_common import seed_stations
 from .test_backup import Http, configure_fm, configure_ts
-from .test_fm_tuner import seed_stations
 
 #: a module's config that changes the backup's state: updates, creates, starts, objects named by id
 CHANGES = {
