@@ -77,7 +77,7 @@ def test_values_that_differ_per_tuner_are_not_batched(recording_client):
     config = [{"tuner_id": 0, "rssi_interval": 5}, {"tuner_id": 1, "rssi_interval": 6}]
     reconcile_tuners(Thresholds(client), config, None, "merged", False)
     assert client.sent() == [("/api/tuner/0/thresholds", {"rssi_interval": 5}),
-                            ("/api/tuner/1/thresholds", {"rssi_interval": 6})]
+                             ("/api/tuner/1/thresholds", {"rssi_interval": 6})]
 
 
 def test_a_common_value_some_tuners_already_have_still_batches_without_touching_them(recording_client):
