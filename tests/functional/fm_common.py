@@ -10,3 +10,18 @@ def tuners(sim, device):
 
 def stations(sim, device):
     return sim.call(lambda: copy.deepcopy(device.state["stations"]))
+
+
+def seed_stations(sim, device, count=4):
+    """Station records for the first ``count`` stations of the device's simulated band, stored
+    as a band scan would leave them; returns the records."""
+    freqs = sorted(device.band)[:count]
+    records = [{"station_id": i, "frequency": f, "rssi": 50, "snr": 30, "timestamp": "2024-01-01T10:00:00Z"}
+               for i, f in enumerate(freqs)]
+
+    def store():
+        device.state["stations"] = [dict(r) for r in records]
+        device.state["next_station_id"] = count
+
+    sim.call(store)
+    return records

@@ -3,14 +3,13 @@
 import json
 import os
 import stat
-import time
 
 import pytest
-import requests
 
 import yaml
 
 from .conftest import EXAMPLE_VARS, ROOT, connection, module_examples
+from .device_api import Api
 
 
 def galaxy_version():
@@ -18,38 +17,15 @@ def galaxy_version():
         return yaml.safe_load(handle)["version"]
 
 
-class Http:
-    """Plain admin requests to a simulated device, to set it up without the modules."""
-
-    def __init__(self, device, password="admin"):
-        self.base = device.base_url + "/api"
-        login = "/api" + device.login_path
-        token = requests.post(device.base_url + login, json={"role": "admin", "password": password},
-                              timeout=5).json()["token"]
-        self.headers = {"Authorization": "Bearer " + token}
-
-    def post(self, path, body):
-        for attempt in range(50):  # a tuner answers 503 while it switches frequency
-            response = requests.post(self.base + path, json=body, headers=self.headers, timeout=10)
-            if response.status_code != 503:
-                break
-            time.sleep(0.05 * (attempt + 1))
-        assert response.status_code == 200, (path, response.text)
-        return response.json()
-
-    def get(self, path):
-        return requests.get(self.base + path, headers=self.headers, timeout=10).json()
-
-
 def configure_ts(device):
-    api = Http(device)
+    api = Api(device)
     strict = api.post("/profiles", {"name": "Strict", "entries": [
         {"error_name": "pcr_accuracy_error", "alert_type": "critical", "snmp_trap": True}]})
     api.post("/profiles", {"name": "Unused", "entries": []})
     mux = api.post("/inputs", {"name": "Mux 1", "config": {"eth": {"stream_protocol": 0, "multicast": {
         "multicast_address": "239.1.1.1", "multicast_port": 5000}}}, "alerts_config": {"profile_id": strict["id"]}})
     api.post("/inputs", {"name": "ASI", "config": {"asi": {"port": 2}}, "alerts_config": {"profile_id": 1}})
-    requests.get(api.base + "/inputs/%d/stop" % mux["id"], headers=api.headers, timeout=5)
+    api.get("/inputs/%d/stop" % mux["id"])
     api.post("/inputs/%d/scte/toggle" % mux["id"], {"enabled": True})
     api.post("/snmp/settings", {"enabled": True, "listen_addresses": ["0.0.0.0"], "trap_addresses": ["10.0.0.100:162"]})
     api.post("/converter/1/start", {"multicast_address": "239.9.9.9", "multicast_port": 6000, "interface": "eth0",
@@ -61,7 +37,7 @@ def configure_ts(device):
 
 
 def configure_fm(device):
-    api = Http(device)
+    api = Api(device)
     api.post("/tuner/2/settings", {"name": "Radio Two", "frequency": 99500, "hw_settings": {"channel_filter": 3}})
     api.post("/tuner/2/state", {"state": 1})
     api.post("/tuner/2/stream", {"enabled": True, "stream": {"url": "udp://239.5.5.5:1234", "codec": "aac",
@@ -178,10 +154,10 @@ def test_restore_reports_no_change_the_device_cannot_make(play, sim, tmp_path):
     assert out[0].get("failed") is not True, out[0]
     held = json.loads(saved.read_text())["raw"]["converters"][0]
     assert held["port"] == 1 and held["running"] is False and held.get("multicast_address") is None
-    api = Http(device)
+    api = Api(device)
     api.post("/converter/1/start", {"multicast_address": "239.7.7.7", "multicast_port": 7000, "interface": "eth1",
                                     "ttl": 9})
-    requests.get(api.base + "/converter/1/stop", headers=api.headers, timeout=5)
+    api.get("/converter/1/stop")
     kept = api.get("/converter/1")
     assert kept["running"] is False and kept["multicast_address"] == "239.7.7.7"
     restore = module("device_restore", device, src=str(saved))

@@ -11,7 +11,7 @@ import pytest
 from bm_simulator import swu
 from bm_simulator.ts import PRIORITY_1
 
-from .analyzer import Api
+from .device_api import Api
 from .conftest import EXAMPLE_VARS, connection, module_examples
 from .tasks import ok
 

@@ -4,7 +4,7 @@ import pytest
 
 from tests.conftest import factory_device
 
-from .analyzer import Api
+from .device_api import Api
 from .tasks import clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 

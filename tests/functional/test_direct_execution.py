@@ -14,7 +14,7 @@ import sys
 import pytest
 import yaml
 
-from tests.functional.analyzer import Api
+from tests.functional.device_api import Api
 from tests.functional.conftest import EXAMPLE_VARS, Play, ansible_playbook, connection, module_examples
 from tests.reliability import test_bad_input as bad_input
 from bm_simulator.fleet import running_fleet

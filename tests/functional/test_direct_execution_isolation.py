@@ -16,7 +16,7 @@ from ansible.module_utils.common import warnings as module_warnings
 
 from ansible_collections.broadcast.monitoring.plugins import module_utils
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execution import run_in_process
-from tests.functional.analyzer import Api
+from tests.functional.device_api import Api
 from tests.functional.conftest import connection
 
 INFO = "broadcast.monitoring.ts_info"

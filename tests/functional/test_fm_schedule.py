@@ -1,9 +1,9 @@
 """fm_schedule end to end: ansible-playbook against a simulated FM monitor."""
 
 from .conftest import EXAMPLE_VARS, module_examples
+from .device_api import Api
 from .fm_common import tuners
 from .tasks import clear_log, ok, task, writes
-from .test_backup import Http
 
 DAY = [{"time": "06:00", "state": "enabled"}, {"time": "22:00", "state": "sleep"}]
 # the same events: other order, a minute number, an hour without its leading zero, a repeat
@@ -17,7 +17,7 @@ def schedules(sim, device):
 
 def set_clock(device, utc):
     """The device's clock (NTP off, timezone +1), which then runs on in real time."""
-    Http(device).post("/conf/datetime", {"enable_ntp": False, "datetime": utc, "timezone": 1})
+    Api(device).post("/conf/datetime", {"enable_ntp": False, "datetime": utc, "timezone": 1})
 
 
 def test_all_tuners_in_one_request_and_events_compared_as_sets(play, sim, fm):

@@ -8,21 +8,8 @@ import requests
 from bm_simulator.fleet import running_fleet
 
 from .conftest import EXAMPLE_VARS, Play, module_examples
-from .fm_common import stations, tuners
+from .fm_common import seed_stations, stations, tuners
 from .tasks import ok, task, writes
-
-
-def seed(sim, device, count=4):
-    freqs = sorted(device.band)[:count]
-    records = [{"station_id": i, "frequency": f, "rssi": 50, "snr": 30, "timestamp": "2024-01-01T10:00:00Z"}
-               for i, f in enumerate(freqs)]
-
-    def store():
-        device.state["stations"] = [dict(r) for r in records]
-        device.state["next_station_id"] = count
-
-    sim.call(store)
-    return records
 
 
 def test_scan_adds_stations_once_and_check_mode_only_says_it_would_scan(play, sim, fm):
@@ -46,7 +33,7 @@ def test_scan_adds_stations_once_and_check_mode_only_says_it_would_scan(play, si
 
 
 def test_delete_by_id_frequency_or_all_and_only_when_present(play, sim, fm):
-    records = seed(sim, fm)
+    records = seed_stations(sim, fm)
     checked = ok(play.run([task("fm_station", fm, state="absent", station_ids=[1])], fm.name, check=True, diff=True)[0])
     assert checked["changed"] is True and checked["deleted"] == [records[1]]
     assert writes(sim, fm, status=True) == []

@@ -1,26 +1,12 @@
 """fm_tuner end to end: ansible-playbook against a simulated FM monitor."""
 
 from .conftest import EXAMPLE_VARS, connection, module_examples
-from .fm_common import tuners
+from .fm_common import seed_stations, tuners
 from .tasks import clear_log, ok, task, writes
 
 RADIO_ONE = {"tuner_id": 0, "name": "Radio One", "frequency": 94800, "operating_state": "enabled", "muted": True,
              "stream": {"enabled": True, "url": "udp://239.10.0.1:5004", "codec": "aac", "bitrate": 192}}
 COMMON_HW = {"hw_settings": {"agc": False, "deemphasis": 75, "channel_filter": 3}}
-
-
-def seed_stations(sim, device, count=4):
-    """Station records for the first ``count`` stations of the device's simulated band."""
-    freqs = sorted(device.band)[:count]
-    records = [{"station_id": i, "frequency": f, "rssi": 50, "snr": 30, "timestamp": "2024-01-01T10:00:00Z"}
-               for i, f in enumerate(freqs)]
-
-    def store():
-        device.state["stations"] = [dict(r) for r in records]
-        device.state["next_station_id"] = count
-
-    sim.call(store)
-    return records
 
 
 def test_all_tuners_hw_goes_in_one_request_then_idempotent(play, sim, fm):

@@ -7,15 +7,14 @@ import os
 import random
 import subprocess
 import sys
-import time
 
 import pytest
-import requests
 import yaml
 
 from bm_simulator.fleet import running_fleet
 
 from .conftest import EXAMPLE_VARS, ROOT, ansible_playbook, module_examples, recap
+from .device_api import Api
 
 TS, FM = 3, 2
 #: the fleet's admin password after the hand configuration (not the factory one)
@@ -27,28 +26,6 @@ VAULT_PASSWORD = "vault-pass-for-the-test"
 def fleet():
     with running_fleet(ts=TS, fm=FM, time_scale=0.02) as runner:
         yield runner
-
-
-class Device:
-    """One device as an admin sees it over its own HTTP API."""
-
-    def __init__(self, device, password="admin"):
-        self.device = device
-        self.base = device.base_url + "/api"
-        self.session = requests.Session()
-        login = "/user/login" if device.kind == "ts_analyzer" else "/login"
-        answer = self.session.post(self.base + login, json={"role": "admin", "password": password}, timeout=5)
-        assert answer.status_code == 200, answer.text
-        self.session.headers["Authorization"] = "Bearer " + answer.json()["token"]
-
-    def call(self, method, path, body=None):
-        for unused in range(100):  # a tuner switching frequency answers 503 for a moment: retry, as a client should
-            answer = self.session.request(method, self.base + path, json=body, timeout=10)
-            if answer.status_code != 503:
-                break
-            time.sleep(0.01)
-        assert answer.status_code == 200, (method, path, body, answer.status_code, answer.text)
-        return answer.json() if answer.content else None
 
 
 def _pick(rng, *choices):
@@ -160,7 +137,7 @@ def hand_configured(fleet):
     """Every device of the fleet set to its own random state, by hand, through its own API."""
     for index, device in enumerate(fleet.fleet.devices):
         rng = random.Random(2300 + index)
-        api = Device(device)
+        api = Api(device)
         if device.kind == "ts_analyzer":
             hand_configure_analyzer(api, rng, index)
         else:
@@ -339,7 +316,7 @@ def test_device_text_in_the_onboarded_files_is_never_a_template(collections_path
     hostile = "{{lookup('pipe','touch $M')}}"  # a tuner's name is at most 32 characters
     with running_fleet(ts=1, fm=1, time_scale=0.02) as fleet:
         analyzer, monitor = fleet.fleet.devices
-        ts_api, fm_api = Device(analyzer), Device(monitor)
+        ts_api, fm_api = Api(analyzer), Api(monitor)
         default = {p["name"]: p["id"] for p in ts_api.call("GET", "/profiles")}["Default"]
         ts_api.call("POST", "/inputs", {"name": hostile, "config": {"asi": {"port": 1}},
                                         "alerts_config": {"profile_id": default, "pid_error_list": []}})

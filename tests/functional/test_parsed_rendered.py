@@ -14,11 +14,11 @@ import json
 import re
 
 import pytest
-import requests
 
 from .conftest import connection, module_examples
-from .test_backup import Http, configure_fm, configure_ts
-from .test_fm_tuner import seed_stations
+from .device_api import Api
+from .fm_common import seed_stations
+from .test_backup import configure_fm, configure_ts
 
 #: a module's config that changes the backup's state: updates, creates, starts, objects named by id
 CHANGES = {
@@ -91,7 +91,7 @@ def configured(sim, name):
         configure_fm(device)
         # a stored station at a tuner's frequency: the tuner reports it as its station_id
         stations = seed_stations(sim, device)
-        Http(device).post("/tuner/4/settings", {"frequency": stations[1]["frequency"]})
+        Api(device).post("/tuner/4/settings", {"frequency": stations[1]["frequency"]})
     return device
 
 
@@ -112,7 +112,7 @@ def configuration(doc):
 def replay(device, rendered):
     """Send the rendered requests to ``device`` as they are, each ``{kind:name}`` replaced by
     the id the device has for that name at that moment."""
-    api = Http(device)
+    api = Api(device)
 
     def lookup(kind, name):
         listed = api.get("/inputs" if kind == "input" else "/profiles")
@@ -130,17 +130,12 @@ def replay(device, rendered):
 
     for request in rendered:
         path = PLACEHOLDER.sub(lambda m: str(lookup(*m.groups())), request["path"])
-        for attempt in range(50):  # a tuner answers 503 while it switches frequency
-            response = requests.request(request["method"], api.base + path.replace("/api", "", 1),
-                                        json=resolve(request["body"]), headers=api.headers, timeout=10)
-            if response.status_code != 503:
-                break
-        assert response.status_code == 200, (request, response.text)
+        api.call(request["method"], path.replace("/api", "", 1), resolve(request["body"]))
 
 
 def path_on(device, path):
     """A rendered path with each ``{kind:name}`` as the id ``device`` has for that name."""
-    api = Http(device)
+    api = Api(device)
 
     def lookup(match):
         listed = api.get("/inputs" if match.group(1) == "input" else "/profiles")
@@ -232,7 +227,7 @@ def test_rendered_names_ids_and_hides_secrets(play, sim, tmp_path):
     device = fresh(sim, "ts-001")
     sim.call(lambda: setattr(device, "unknown_fields", "keep"))  # a firmware with fields of its own
     try:
-        api = Http(device)
+        api = Api(device)
         strict = api.post("/profiles", {"name": "Strict", "entries": []})
         api.post("/inputs", {"name": "SRT feed", "password": "S3cret-srt", "config": {"eth": {"stream_protocol": 0,
                  "unicast": {"listen_address": "0.0.0.0", "listen_port": 7000}}}, "alerts_config": {"profile_id": 1}})
@@ -343,7 +338,7 @@ def test_rendered_state_replays_as_the_module_writes_with_that_state(play, sim, 
     # the ids the device has before the change (an input the change deletes is no longer listed after it)
     known = {}
     if kind == "ts":
-        api = Http(first)
+        api = Api(first)
         known = {(what, item["name"]): item["id"] for what, path in (("input", "/inputs"), ("profile", "/profiles"))
                  for item in api.get(path)}
     sim.call(first.requests.clear)

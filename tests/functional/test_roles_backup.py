@@ -14,9 +14,9 @@ from bm_simulator import swu
 from bm_simulator.fleet import running_fleet
 from bm_simulator.ts import PRIORITY_1
 
-from .analyzer import Api
+from .device_api import Api
 from .conftest import run_playbook
-from .test_backup import Http, configure_fm, configure_ts
+from .test_backup import configure_fm, configure_ts
 
 FLEET_PASSWORD = "fleet-Secret-7"
 
@@ -165,7 +165,7 @@ def test_restore_stops_on_another_firmware_and_upgrades_with_a_bundle(fleet, col
     assert code != 0
     assert "the backup was taken on firmware 2.4.1, this device runs 1.0.0" in output, output
     assert "firmware_mismatch=warn" in output
-    assert Http(device, FLEET_PASSWORD).get("/inputs") == []  # nothing of the configuration was written
+    assert Api(device, FLEET_PASSWORD).get("/inputs") == []  # nothing of the configuration was written
 
     # Issue 30: the backup's firmware found in a folder of bundles by the device's model and the backup's version
     folder = tmp_path / "firmware"
@@ -176,8 +176,8 @@ def test_restore_stops_on_another_firmware_and_upgrades_with_a_bundle(fleet, col
                                        all_vars=dict(restore, restore_firmware_bundle=str(folder)),
                                        extra_vars={"restore_hosts": device.name})
     assert code == 0, output
-    assert Http(device, FLEET_PASSWORD).get("/system/device")["firmware_version"] == "2.4.1"
-    assert sorted(i["name"] for i in Http(device, FLEET_PASSWORD).get("/inputs")) == ["ASI", "Mux 1"]
+    assert Api(device, FLEET_PASSWORD).get("/system/device")["firmware_version"] == "2.4.1"
+    assert sorted(i["name"] for i in Api(device, FLEET_PASSWORD).get("/inputs")) == ["ASI", "Mux 1"]
 
 
 def test_restore_role_can_be_told_to_warn_on_another_firmware(fleet, collections_path, tmp_path):
@@ -200,7 +200,7 @@ def test_restore_role_can_be_told_to_warn_on_another_firmware(fleet, collections
                                 extra_vars={"restore_hosts": device.name})[:2]
     assert code == 0, output
     assert "firmware: the backup was taken on firmware 0.9.0, this device runs 1.0.0" in output
-    assert sorted(i["name"] for i in Http(device).get("/inputs")) == ["ASI", "Mux 1"]
+    assert sorted(i["name"] for i in Api(device).get("/inputs")) == ["ASI", "Mux 1"]
 
 
 def test_a_restore_in_place_that_breaks_an_input_fails_naming_it(fleet, collections_path, tmp_path):
@@ -244,7 +244,7 @@ def test_disaster_recovery_of_units_whose_tuners_were_disabled_at_the_factory(fl
         fleet.call(device.reset)
     configure_ts(ts_device)
     band = fleet.call(lambda: dict(fm_device.band))
-    api = Http(fm_device)
+    api = Api(fm_device)
     api.post("/tuner/2/settings", {"name": "Relay", "frequency": max(band, key=lambda f: band[f]["rssi"])})
     api.post("/tuner/3/settings", {"name": "Spare", "frequency": free_frequency(band)})
     api.post("/tuner/3/thresholds", {"thresholds": {"rds": {"sync_lost": True}}})
@@ -266,7 +266,7 @@ def test_disaster_recovery_of_units_whose_tuners_were_disabled_at_the_factory(fl
                                        extra_vars={"restore_hosts": "all"})
     assert code == 0, output
     assert task_outcomes(output, "Snapshot after the restore") == {"ts-001": "ok", "fm-001": "ok"}, output
-    restored = Http(fm_device).get("/tuners/all")
+    restored = Api(fm_device).get("/tuners/all")
     assert restored[2]["tuned"] is True and restored[3]["state"] == 1 and restored[3]["tuned"] is False
     assert "rfl_low" in restored[3]["quality"]["alarms"].split()  # what the old comparison called a regression
     # the baseline compared: what the backup recorded, and no secret
@@ -323,7 +323,7 @@ def test_a_replacement_that_loses_what_worked_at_the_backup_fails_naming_it_and_
             in output), output
     assert "waive the check(s) with restore_snapshot_ignore: [receiving]" in output, output
     assert device.address == identity  # restored up to the check
-    assert [i["name"] for i in Http(device, FLEET_PASSWORD).get("/inputs")] == ["News"]
+    assert [i["name"] for i in Api(device, FLEET_PASSWORD).get("/inputs")] == ["News"]
 
     code, output, hosts = run_playbook(fleet, collections_path, tmp_path, "restore.yml",
                                        all_vars=dict(restore, restore_snapshot_ignore=["receiving"]),

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from .conftest import ROOT, ansible_playbook, recap
-from .test_backup import Http
+from .device_api import Api
 
 DEVICES = ("ts-001", "ts-002", "fm-001", "fm-002")
 
@@ -202,7 +202,7 @@ def test_the_schedule_puts_tuners_to_sleep_and_site_leaves_them_asleep(fleet):
     device = fleet.sim.fleet.by_name("fm-001")
     # The device clock, set through its API with NTP off, to three seconds before Monday 22:00
     # local time (the inventory's timezone is 1): the simulator's clock then runs in real time.
-    api = Http(device)
+    api = Api(device)
     api.post("/conf/datetime", {"enable_ntp": False, "datetime": "2026-11-23T20:59:57Z", "timezone": 1})
     for tid in (0, 1):  # on air, as the 06:00 event left them (site.yml ran at the real time of day)
         api.post("/tuner/%d/state" % tid, {"state": 1})
@@ -294,7 +294,7 @@ def test_a_change_that_reboots_and_enables_disabled_tuners_passes_the_gate(fleet
     code, output = site(fleet, "--limit", "fm-001", "-e", json.dumps(changed))
     assert code == 0, output
     assert [r["path"] for r in fleet.requests("fm-001") if r["path"].endswith("/reboot")], "no reboot"
-    after = Http(device).get("/tuners/all")
+    after = Api(device).get("/tuners/all")
     assert (after[3]["state"], after[3]["tuned"]) == (1, True)
     assert (after[4]["state"], after[4]["tuned"]) == (1, False) and "rfl_low" in after[4]["quality"]["alarms"]
     assert "quality alarm(s) raised" not in output, output
@@ -374,7 +374,7 @@ def test_a_purge_leaves_a_scheduled_tuner_in_the_state_its_schedule_gives_now(fl
     state of its latest event before now, wrapping around the week: Friday 22:00, sleep."""
     limit = ("-l", "fm-001,localhost")
     no_time = ("-e", '{"fm_monitor_time": null}')  # or site.yml would switch NTP on and move the clock
-    api = Http(fleet.sim.fleet.by_name("fm-001"))
+    api = Api(fleet.sim.fleet.by_name("fm-001"))
     # device local time Thursday 2026-11-26 10:00 (timezone +1)
     api.post("/conf/datetime", {"enable_ntp": False, "datetime": "2026-11-26T09:00:00Z", "timezone": 1})
     code, output = site(fleet, *limit, *no_time)

@@ -2,7 +2,7 @@
 
 from bm_simulator.ts import ERROR_NAMES, PRIORITY_1
 
-from .analyzer import Api
+from .device_api import Api
 from .tasks import checked, clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 

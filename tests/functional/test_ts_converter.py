@@ -1,6 +1,6 @@
 """ts_converter end to end: ansible-playbook against a simulated analyzer."""
 
-from .analyzer import Api
+from .device_api import Api
 from .tasks import checked, clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 

@@ -4,7 +4,7 @@ import pytest
 
 from tests.conftest import factory_device
 
-from .analyzer import USER, Api
+from .device_api import USER, Api
 from .tasks import checked, clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 

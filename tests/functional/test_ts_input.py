@@ -3,7 +3,7 @@
 import pytest
 import requests
 
-from .analyzer import Api
+from .device_api import Api
 from .conftest import EXAMPLE_VARS, connection, module_examples
 from .tasks import clear_log, task, write_log
 from .tasks import writes as write_paths

@@ -2,7 +2,7 @@
 
 import pytest
 
-from .analyzer import Api
+from .device_api import Api
 from .tasks import checked, clear_log, task, writes
 
 MUX = {"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}}}

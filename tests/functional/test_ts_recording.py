@@ -6,7 +6,7 @@ import os
 import re
 import time
 
-from .analyzer import Api
+from .device_api import Api
 from .tasks import checked, clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 

@@ -4,7 +4,7 @@ import hashlib
 import os
 import time
 
-from .analyzer import USER, Api
+from .device_api import USER, Api
 from .tasks import clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 

@@ -6,15 +6,12 @@ import os
 
 import pytest
 
+from tests.functional import conftest as functional
 from tests.functional.conftest import LEAK_WATCH, Play, collections_dir
 from tests.reliability import figures
-from bm_simulator.fleet import running_fleet
 
-
-@pytest.fixture(scope="session")
-def sim():
-    with running_fleet(ts=2, fm=2, time_scale=0.02) as runner:
-        yield runner
+#: the functional suite's fixture: this suite's session gets a fleet of its own from it
+sim = functional.sim
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,7 @@ import yaml
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_lock as device_lock, _errors as errors
 
-from tests.functional.analyzer import Api
+from tests.functional.device_api import Api
 from tests.functional.tasks import task
 from tests.functional.conftest import ROOT
 

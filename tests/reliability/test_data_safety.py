@@ -4,9 +4,10 @@ again."""
 
 import pytest
 
-from tests.functional.test_backup import Http, configure_fm, configure_ts
+from tests.functional.test_backup import configure_fm, configure_ts
 from tests.reliability import figures
 from tests.functional.conftest import connection
+from tests.functional.device_api import Api
 
 SECTION = "data_safety"
 
@@ -89,7 +90,7 @@ def test_a_failure_deleting_stray_profiles_names_the_alert_profiles(play, sim, t
     first, second = tmp_path / "first.json", tmp_path / "second.json"
     assert play.run([module("device_backup", device, dest=str(first))], device.name)[0].get("failed") is not True
     sim.call(device.reset)
-    Http(device).post("/profiles", {"name": "Stray", "entries": []})
+    Api(device).post("/profiles", {"name": "Stray", "entries": []})
     sim.call(device.faults.add, {"kind": "error", "count": 1, "method": "DELETE", "path": "/api/profiles/"})
     restore = module("device_restore", device, src=str(first))
     failed = play.run([restore], device.name)[0]

@@ -174,3 +174,210 @@ def test_the_exception_check_finds_an_exception_class(tmp_path):
     path = tmp_path / "x.py"
     path.write_text("class A(ValueError):\n    pass\n\n\nclass B(A):\n    pass\n\n\nclass C(dict):\n    pass\n")
     assert exception_classes(str(path)) == ["A", "B"]
+
+
+# -- paths and request bodies only in the device API files ------------------------------------------
+#: the device API layers: the only files that name a path or build a request body
+DEVICE_API_FILES = tuple("module_utils.%s.api" % folder for folder in DEVICE_FOLDERS.values())
+#: every plugin file a rule below is about (modules, action and filter plugins, utils), and the EDA source
+PLUGIN_FOLDERS = ("module_utils", "plugin_utils", "modules", "action", "filter")
+EDA_PLUGINS = os.path.join(ROOT, "extensions", "eda", "plugins")
+#: the client's writing methods, and where each takes the request body (position, keywords)
+BODY_ARGUMENT = {"post": 1, "put": 1, "patch": 1, "delete": 1, "request": 2}
+BODY_KEYWORDS = ("body", "data", "json")
+#: a body built in place: a literal or comprehension (or dict()/list() of one) in the call itself
+BUILT_IN_PLACE = (ast.Dict, ast.List, ast.Set, ast.Tuple, ast.DictComp, ast.ListComp, ast.SetComp, ast.GeneratorExp)
+#: a module's documentation strings, which may show a path as the device names it
+DOC_STRINGS = ("DOCUMENTATION", "EXAMPLES", "RETURN")
+
+
+def plugin_files():
+    """``{name: path}`` of every Python file of plugins/** and extensions/eda/plugins/**."""
+    found = source_files(PLUGIN_FOLDERS)
+    for directory, _dirs, files in os.walk(EDA_PLUGINS):
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(directory, name)
+                found["eda." + os.path.relpath(path, EDA_PLUGINS)[:-3].replace(os.sep, ".")] = path
+    return found
+
+
+def parsed(path):
+    with open(path, encoding="utf-8") as handle:
+        return ast.parse(handle.read(), path)
+
+
+def documentation_nodes(tree):
+    """The string nodes of ``tree`` that document rather than run: docstrings and a module's
+    DOCUMENTATION, EXAMPLES and RETURN."""
+    nodes = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body \
+                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+            nodes.add(node.body[0].value)
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) in DOC_STRINGS for t in node.targets):
+            nodes.update(n for n in ast.walk(node.value) if isinstance(n, ast.Constant))
+    return nodes
+
+
+def api_paths(path):
+    """``line: text`` of every string in ``path`` that names a device path (/api...), docs left out."""
+    tree = parsed(path)
+    documented = documentation_nodes(tree)
+    return ["%d: %s" % (node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node not in documented
+            and (node.value.startswith("/api") or "/api/" in node.value)]
+
+
+def is_client(node):
+    """``client``, ``self.client``, ``self._client`` ...: what the collection calls its device client."""
+    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+    return name.lstrip("_").endswith("client")
+
+
+def built_in_place(node):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("dict", "list"):
+        return True
+    return isinstance(node, BUILT_IN_PLACE)
+
+
+def built_here(function):
+    """The names ``function`` assigns a body built in place to (``body = {...}``)."""
+    return {target.id for node in ast.walk(function) if isinstance(node, ast.Assign) and built_in_place(node.value)
+            for target in node.targets if isinstance(target, ast.Name)}
+
+
+def bodies_built_in_place(path):
+    """``line: call`` of every request in ``path`` whose body is built in the call, or in the
+    function that makes the call (a name it assigned a literal to)."""
+    found = []
+    tree = parsed(path)
+    functions = [tree] + [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for function in functions:
+        names = built_here(function) if function is not tree else set()
+        calls = ast.walk(function) if function is not tree else [n for n in tree.body if not isinstance(
+            n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        for node in calls if function is not tree else [c for top in calls for c in ast.walk(top)]:
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in BODY_ARGUMENT and is_client(node.func.value)):
+                continue
+            position = BODY_ARGUMENT[node.func.attr]
+            bodies = node.args[position:position + 1] + [k.value for k in node.keywords if k.arg in BODY_KEYWORDS]
+            if any(built_in_place(body) or (isinstance(body, ast.Name) and body.id in names) for body in bodies):
+                found.append("%d: %s" % (node.lineno, ast.unparse(node)[:100]))
+    return sorted(set(found), key=lambda line: int(line.split(":")[0]))
+
+
+def outside_the_device_api_files(check):
+    found = {name: check(path) for name, path in plugin_files().items() if name not in DEVICE_API_FILES}
+    return {name: lines for name, lines in sorted(found.items()) if lines}
+
+
+def test_device_paths_are_named_in_the_device_api_files_only():
+    found = outside_the_device_api_files(api_paths)
+    assert found == {}, "device paths outside _ts/api.py and _fm/api.py: %s" % found
+
+
+def test_request_bodies_are_built_in_the_device_api_files_only():
+    """Outside them a request's body is what a device API function built, never a literal."""
+    found = outside_the_device_api_files(bodies_built_in_place)
+    assert found == {}, "request bodies built outside _ts/api.py and _fm/api.py:\n" + "\n".join(
+        "%s:%s" % (name, line) for name, lines in found.items() for line in lines)
+
+
+def test_the_path_and_body_checks_find_a_path_and_a_body(tmp_path):
+    path = tmp_path / "x.py"
+    path.write_text('"""Reads /api/inputs."""\nDOCUMENTATION = "path: /api/inputs"\n\n\n'
+                    'def f(client, self, dev, ident):\n'
+                    '    client.post("/api/inputs", dev.body())\n'
+                    '    client.post(dev.INPUTS, {"name": "x"})\n'
+                    '    self.client.request("POST", dev.ALERTS, body=dict(limit=1), idempotent=True)\n'
+                    '    self._client.delete(dev.INPUT % ident, [i for i in ident])\n'
+                    '    client.post(dev.REBOOT)\n'
+                    '    client.get(dev.INPUTS, params={"page": 1})\n'
+                    '    limits = {"seconds": 5}\n'
+                    '    client.post(dev.RECORD, limits)\n'
+                    '    client.post(dev.RECORD, dev.record_body(limits))\n')
+    assert api_paths(str(path)) == ["6: /api/inputs"]
+    assert [line.split(":")[0] for line in bodies_built_in_place(str(path))] == ["7", "8", "9", "13"]
+
+
+# -- the AnsibleModule only at the top ---------------------------------------------------------------
+#: the only files that may hold the AnsibleModule: _module.py, and the modules that make it
+MODULE_HOLDERS = ("module_utils._module",)
+#: what only the AnsibleModule does (its results and messages) and reads (its options and mode)
+MODULE_CALLS = ("fail_json", "exit_json", "warn", "deprecate")
+MODULE_READS = ("check_mode", "params")
+
+
+def module_uses(path):
+    """``line: what`` of every place in ``path`` that takes or uses an AnsibleModule: a
+    parameter named ``module``, a call of its result and message methods, a read of its
+    options or check mode on a name that is a module (``module``, ``self.module``, ``mod`` ...)."""
+    found = []
+    for node in ast.walk(parsed(path)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+            found.extend("%d: parameter %s" % (node.lineno, a.arg) for a in arguments if a.arg == "module")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MODULE_CALLS:
+            found.append("%d: .%s()" % (node.lineno, node.func.attr))
+        elif isinstance(node, ast.Attribute) and node.attr in MODULE_READS and is_module(node.value):
+            found.append("%d: .%s" % (node.lineno, node.attr))
+    return found
+
+
+def is_module(node):
+    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+    return name.lstrip("_") in ("module", "mod", "ansible_module", "fake_module")
+
+
+def test_no_function_below_module_py_takes_the_ansible_module():
+    """Below _module.py functions take what they need (client, device file, parameters, check
+    mode), so tests and the restore call them directly."""
+    found = {name: module_uses(path) for name, path in plugin_files().items()
+             if name not in MODULE_HOLDERS and not name.startswith("modules.")}
+    found = {name: uses for name, uses in sorted(found.items()) if uses}
+    assert found == {}, "the AnsibleModule below _module.py:\n" + "\n".join(
+        "%s:%s" % (name, use) for name, uses in found.items() for use in uses)
+
+
+def test_the_module_check_finds_a_module(tmp_path):
+    path = tmp_path / "x.py"
+    path.write_text("def f(module, client):\n    module.fail_json(msg='x')\n    return module.check_mode\n\n\n"
+                    "def g(self, params, check_mode):\n    self.module.warn('w')\n    return self.module.params, params\n\n\n"
+                    "def h(client, check_mode):\n    return client.get('x'), check_mode\n")
+    assert module_uses(str(path)) == ["1: parameter module", "2: .fail_json()", "3: .check_mode", "7: .warn()",
+                                      "8: .params"]
+
+
+# -- no file over 400 lines of code -----------------------------------------------------------------
+MAX_CODE_LINES = 400
+
+
+def code_lines(path):
+    """The lines of ``path`` that hold code: not blank, not a comment, not in a docstring, and
+    in a module not in its DOCUMENTATION, EXAMPLES or RETURN."""
+    with open(path, encoding="utf-8") as handle:
+        source = handle.read()
+    tree = ast.parse(source, path)
+    documented = documentation_nodes(tree)
+    left_out = set()
+    for node in ast.walk(tree):
+        if node in documented or (isinstance(node, ast.Assign) and any(
+                getattr(t, "id", None) in DOC_STRINGS for t in node.targets)):
+            left_out.update(range(node.lineno, node.end_lineno + 1))
+    return sum(1 for number, line in enumerate(source.splitlines(), 1)
+               if line.strip() and not line.strip().startswith("#") and number not in left_out)
+
+
+def test_no_file_over_400_lines_of_code():
+    found = {name: code_lines(path) for name, path in plugin_files().items()}
+    over = {name: lines for name, lines in sorted(found.items()) if lines > MAX_CODE_LINES}
+    assert over == {}, "files over %d lines of code (split them by job): %s" % (MAX_CODE_LINES, over)
+
+
+def test_code_lines_leave_out_blank_lines_comments_and_documentation(tmp_path):
+    path = tmp_path / "x.py"
+    path.write_text('"""A module.\n\nMore."""\n\n# a comment\nDOCUMENTATION = r"""\nmodule: x\n"""\n\n\n'
+                    'def f():\n    """Docstring."""\n    return 1  # counted\n')
+    assert code_lines(str(path)) == 2

@@ -30,37 +30,29 @@ def test_a_device_file_without_a_function_is_found_out():
     assert "read_network" in found and "TIMEZONE_RANGE" in found and "timezones" not in found
 
 
-class Recorder:
-    def __init__(self):
-        self.posts = []
-
-    def post(self, path, body=None):
-        self.posts.append((path, body))
-
-
-def test_network_writes_only_what_changed():
+def test_network_writes_only_what_changed(recording_client):
     before = {"dhcp": False, "address": "10.0.0.2", "dns": [], "hostname": "a"}
     for after, posts in ((dict(before, hostname="b"), [("/host", {"hostname": "b"})]),
                          (dict(before, dns=["10.0.0.53"]),
                           [("/net", {"dhcp": False, "address": "10.0.0.2", "dns": ["10.0.0.53"]})]),
                          (before, [])):
-        client = Recorder()
+        client = recording_client()
         system.send(client, before, after, device_interface.network_settings_requests(
             "/net", "/host", ("dhcp", "address", "dns"), after))
-        assert client.posts == posts
+        assert client.sent() == posts
 
 
 @pytest.mark.parametrize("device", [ts_device, fm_device], ids=["ts", "fm"])
-def test_time_writes_only_what_changed_and_the_clock_when_set(device):
+def test_time_writes_only_what_changed_and_the_clock_when_set(device, recording_client):
     before = {"ntp": False, "ntp_servers": [], "timezone": device.TIMEZONE_KIND == "name" and "UTC" or 0,
               "datetime": "2026-01-01T00:00:00Z"}
-    client = Recorder()
+    client = recording_client()
     system.send(client, before, before, device.time_requests(before, before, False))
-    assert client.posts == []
+    assert client.sent() == []
     system.send(client, before, dict(before, datetime="2026-01-01T00:05:00+00:00"),
                 device.time_requests(before, dict(before, datetime="2026-01-01T00:05:00+00:00"), True))
-    assert [path for path, body in client.posts] == [device.DATETIME]
-    assert client.posts[0][1]["datetime"] == "2026-01-01T00:05:00+00:00"
+    assert [path for path, body in client.sent()] == [device.DATETIME]
+    assert client.sent()[0][1]["datetime"] == "2026-01-01T00:05:00+00:00"
 
 
 def test_a_created_answer_reads_back_as_the_assigned_id():

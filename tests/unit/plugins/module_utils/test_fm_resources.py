@@ -42,33 +42,15 @@ def raw_tuner(tuner_id=0, **changes):
     return raw
 
 
-class FakeClient:
-    """Answers the reads from eight factory tuners; records writes; ``busy`` paths answer
-    like a tuner that stayed busy longer than the retry budget."""
-
-    def __init__(self, role="admin", busy=(), stations=()):
-        self.role = role
-        self.busy = busy
-        self.tuners = [raw_tuner(i) for i in range(8)]
-        self.stations = list(stations)
-        self.reads, self.posts = [], []
-
-    def get(self, path, **kwargs):
-        self.reads.append(path)
-        if path == dev.TUNERS:
-            return copy.deepcopy(self.tuners)
-        if path == dev.STATIONS:
-            return copy.deepcopy(self.stations)
-        if path == dev.VALID_BITRATES:
-            return {"bitrates": [64, 128]}
-        raise AssertionError(path)
-
-    def post(self, path, body=None, **kwargs):
-        if path in self.busy:
-            raise DeviceError(BUSY, "POST %s: device busy for more than 30 s (HTTP 503)" % path, status=503,
-                              device_message="Tuner 3 is busy")
-        self.posts.append((path, body))
-        return {}
+def monitor(recording_client, role="admin", busy=(), stations=()):
+    """A client of a monitor with eight factory tuners; ``busy`` paths answer like a tuner
+    that stayed busy longer than the retry budget."""
+    answers = {dev.TUNERS: [raw_tuner(i) for i in range(8)], dev.STATIONS: list(stations),
+               dev.VALID_BITRATES: {"bitrates": [64, 128]}}
+    for path in busy:
+        answers[path] = DeviceError(BUSY, "POST %s: device busy for more than 30 s (HTTP 503)" % path, status=503,
+                                    device_message="Tuner 3 is busy")
+    return recording_client(answers, device=dev, role=role)
 
 
 def test_leaves_nest_and_changed_leaves():
@@ -79,49 +61,49 @@ def test_leaves_nest_and_changed_leaves():
         "a": {"c": 3}, "x": [1, 2]}
 
 
-def test_common_thresholds_in_one_request_and_the_rest_per_tuner():
-    client = FakeClient()
+def test_common_thresholds_in_one_request_and_the_rest_per_tuner(recording_client):
+    client = monitor(recording_client)
     result = reconcile_tuners(Thresholds(client), [{"tuner_id": 3, "multipath": {"max": 40}}],
                               {"rssi": {"min": 30}, "snr": {"max": "disabled"}}, "merged", False)
     assert result["changed"] is True
-    assert client.posts == [
+    assert client.sent() == [
         ("/api/tuners/all/thresholds", {"thresholds": {"rssi": {"min": 30}, "snr": {"max": 0}}}),
         ("/api/tuner/3/thresholds", {"thresholds": {"multipath": {"max": 40}}}),
     ]
-    assert client.reads == [dev.TUNERS]
+    assert client.paths("GET") == [dev.TUNERS]
 
 
-def test_values_that_differ_per_tuner_are_not_batched():
-    client = FakeClient()
+def test_values_that_differ_per_tuner_are_not_batched(recording_client):
+    client = monitor(recording_client)
     config = [{"tuner_id": 0, "rssi_interval": 5}, {"tuner_id": 1, "rssi_interval": 6}]
     reconcile_tuners(Thresholds(client), config, None, "merged", False)
-    assert client.posts == [("/api/tuner/0/thresholds", {"rssi_interval": 5}),
-                            ("/api/tuner/1/thresholds", {"rssi_interval": 6})]
+    assert client.sent() == [("/api/tuner/0/thresholds", {"rssi_interval": 5}),
+                             ("/api/tuner/1/thresholds", {"rssi_interval": 6})]
 
 
-def test_a_common_value_some_tuners_already_have_still_batches_without_touching_them():
-    client = FakeClient()
-    client.tuners[0]["hw_settings"]["lna_gain"] = 5
+def test_a_common_value_some_tuners_already_have_still_batches_without_touching_them(recording_client):
+    client = monitor(recording_client)
+    client.answers[dev.TUNERS][0]["hw_settings"]["lna_gain"] = 5
     reconcile_tuners(Tuners(client), [], {"hw_settings": {"lna_gain": 5}}, "merged", False)
-    assert client.posts == [("/api/tuners/all/settings", {"hw_settings": {"lna_gain": 5}})]
+    assert client.sent() == [("/api/tuners/all/settings", {"hw_settings": {"lna_gain": 5}})]
 
 
-def test_schedule_batch_carries_active():
-    client = FakeClient()
+def test_schedule_batch_carries_active(recording_client):
+    client = monitor(recording_client)
     events = {"monday": [{"time": "06:00", "state": "enabled"}]}
     reconcile_tuners(Schedules(client), [], {"events": events}, "merged", False)
-    assert client.posts == [("/api/tuners/all/schedule",
+    assert client.sent() == [("/api/tuners/all/schedule",
                              {"active": False, "events": {"monday": [{"minute": 360, "state": 1}]}})]
 
 
-def test_check_mode_writes_nothing():
-    client = FakeClient()
+def test_check_mode_writes_nothing(recording_client):
+    client = monitor(recording_client)
     result = reconcile_tuners(Tuners(client), [{"tuner_id": 1, "name": "x"}], {"muted": True}, "merged", True)
-    assert result["changed"] is True and client.posts == []
+    assert result["changed"] is True and client.sent() == []
 
 
-def test_a_busy_tuner_is_named_and_writes_done_before_are_listed():
-    client = FakeClient(busy=("/api/tuner/3/settings",))
+def test_a_busy_tuner_is_named_and_writes_done_before_are_listed(recording_client):
+    client = monitor(recording_client, busy=("/api/tuner/3/settings",))
     config = [{"tuner_id": 1, "name": "one"}, {"tuner_id": 3, "name": "three"}, {"tuner_id": 5, "name": "five"}]
     with pytest.raises(PartialFailure) as caught:
         reconcile_tuners(Tuners(client), config, None, "merged", False)
@@ -132,19 +114,19 @@ def test_a_busy_tuner_is_named_and_writes_done_before_are_listed():
     assert caught.value.pending == [{"action": "update", "key": 3}, {"action": "update", "key": 5}]
 
 
-def test_user_role_is_refused_state_and_station_before_any_write():
-    client = FakeClient(role="user", stations=[{"station_id": 0, "frequency": 90000, "rssi": 1, "snr": 1,
-                                                "timestamp": "2024-01-01T00:00:00Z"}])
+def test_user_role_is_refused_state_and_station_before_any_write(recording_client):
+    client = monitor(recording_client, role="user", stations=[{"station_id": 0, "frequency": 90000, "rssi": 1,
+                                                               "snr": 1, "timestamp": "2024-01-01T00:00:00Z"}])
     config = [{"tuner_id": 0, "name": "x", "operating_state": "enabled"}, {"tuner_id": 1, "station_id": 0}]
     with pytest.raises(DeviceError) as caught:
         reconcile_tuners(Tuners(client), config, None, "merged", False)
     assert caught.value.kind == PERMISSION
     assert "config[0] (tuner 0): operating_state; config[1] (tuner 1): station_id" in caught.value.message
-    assert client.posts == []
+    assert client.sent() == []
 
 
-def test_input_is_checked_before_the_first_request():
-    client = FakeClient()
+def test_input_is_checked_before_the_first_request(recording_client):
+    client = monitor(recording_client)
     with pytest.raises(InputError) as caught:
         reconcile_tuners(Tuners(client), [{"tuner_id": 0, "frequency": 1}, {"tuner_id": 0}],
                          {"stream": {"url": "udp://1.2.3.4"}}, "merged", False)
@@ -153,15 +135,16 @@ def test_input_is_checked_before_the_first_request():
         "config[0] (tuner 0): frequency: must be in the FM band, 87500 to 108000 kHz, got 1",
         "config[1]: tuner_id 0 is listed more than once",
     ]
-    assert client.reads == []
+    assert client.paths() == []
 
 
-def test_bitrates_are_read_only_when_given():
-    client = FakeClient()
+def test_bitrates_are_read_only_when_given(recording_client):
+    client = monitor(recording_client)
     reconcile_tuners(Tuners(client), [{"tuner_id": 0, "name": "a"}], None, "merged", False)
-    assert dev.VALID_BITRATES not in client.reads
+    assert dev.VALID_BITRATES not in client.paths("GET")
     with pytest.raises(InputError) as caught:
-        reconcile_tuners(Tuners(FakeClient()), [{"tuner_id": 0, "stream": {"bitrate": 96}}], None, "merged", False)
+        reconcile_tuners(Tuners(monitor(recording_client)), [{"tuner_id": 0, "stream": {"bitrate": 96}}], None,
+                         "merged", False)
     assert "config[0] (tuner 0): stream.bitrate: must be one of the device's valid bitrates 64, 128, got 96" in str(
         caught.value)
 

@@ -20,20 +20,6 @@ def answer(where, obj):
     return json.loads(json.dumps(obj), object_hook=answer_hook(where))
 
 
-class Device:
-    """A client stand-in answering GETs from a table and recording POSTs."""
-
-    def __init__(self, answers):
-        self.answers, self.posts = answers, []
-
-    def get(self, path, **kwargs):
-        return answer("GET " + path, self.answers[path])
-
-    def post(self, path, body=None, **kwargs):
-        self.posts.append((path, body))
-        return {}
-
-
 def test_a_missing_field_names_the_request_the_field_and_the_fields_present():
     status = answer("GET /api/system/device", {"model": "X", "serial_number": "1"})
     with pytest.raises(ShapeError) as caught:
@@ -95,32 +81,33 @@ def test_profile_entries_under_another_name_are_read_and_none_at_all_is_a_shape_
         ts_device.profile_from_device(answer("GET /api/profiles", {"id": 2, "name": "P"}))
 
 
-def test_remote_syslog_is_written_with_known_fields_only():
-    device = Device({ts_device.LOG_SETTINGS: {"level": "info", "remote_syslog": {
+def test_remote_syslog_is_written_with_known_fields_only(recording_client):
+    device = recording_client({ts_device.LOG_SETTINGS: {"level": "info", "remote_syslog": {
         "enabled": True, "server": "10.0.0.5", "port": 514, "facility": "local3"}}})
     current = ts_device.read_logging(device)
     assert current["remote_syslog"] == {"enabled": True, "server": "10.0.0.5", "port": 514}
     ts_device.write_logging(device, dict(current, level="debug"))
-    assert device.posts == [(ts_device.LOG_SETTINGS, {"level": "debug", "remote_syslog": {
+    assert device.sent() == [(ts_device.LOG_SETTINGS, {"level": "debug", "remote_syslog": {
         "enabled": True, "server": "10.0.0.5", "port": 514}})]
 
 
 @pytest.mark.parametrize("device_file", [ts_device, fm_device])
 @pytest.mark.parametrize("network", [{}, {"dns": None}, {"dns": []}])
-def test_an_absent_or_null_dns_list_reads_as_empty(device_file, network):
+def test_an_absent_or_null_dns_list_reads_as_empty(device_file, network, recording_client):
     raw = dict({"dhcp": False, "address": "10.0.0.2", "netmask": "255.255.255.0", "gateway": "10.0.0.1",
                 "hostname": "a"}, **network)
-    assert device_file.read_network(Device({device_file.NETWORK: raw}))["dns"] == []
+    assert device_file.read_network(recording_client({device_file.NETWORK: raw}))["dns"] == []
 
 
-def test_a_backup_does_not_change_when_the_device_lists_profile_entries_in_another_order():
+def test_a_backup_does_not_change_when_the_device_lists_profile_entries_in_another_order(recording_client):
     entries = [{"error_name": name, "enabled": True} for name in ("crc_error", "pid_error", "cat_error")]
 
     def device(order):
-        return Device({ts_device.SNMP_SETTINGS: {"enabled": False, "listen_addresses": [], "trap_addresses": []},
-                       ts_device.PROFILES: [{"id": 1, "name": "Default", "entries": order}],
-                       ts_device.INPUTS: [], ts_device.CONVERTERS: [],
-                       ts_device.LOG_SETTINGS: {"level": "info", "remote_syslog": {}}})
+        return recording_client({
+            ts_device.SNMP_SETTINGS: {"enabled": False, "listen_addresses": [], "trap_addresses": []},
+            ts_device.PROFILES: [{"id": 1, "name": "Default", "entries": order}],
+            ts_device.INPUTS: [], ts_device.CONVERTERS: [],
+            ts_device.LOG_SETTINGS: {"level": "info", "remote_syslog": {}}})
     assert ts_device.backup_raw(device(entries)) == ts_device.backup_raw(device(entries[::-1]))
 
 

@@ -19,27 +19,6 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
 
 
-class FakeClient:
-    """Answers GETs and POSTs from a table of paths; records every call."""
-
-    def __init__(self, answers):
-        self.answers = answers
-        self.calls = []
-
-    def get(self, path, **kwargs):
-        self.calls.append(("GET", path, kwargs.get("params")))
-        return self.answers[path]
-
-    def post(self, path, body=None, **kwargs):
-        self.calls.append(("POST", path, body))
-        answer = self.answers.get(path, {})
-        return answer(body) if callable(answer) else answer
-
-    def delete(self, path, **kwargs):
-        self.calls.append(("DELETE", path, None))
-        return {}
-
-
 def raw_profile(profile_id, name, **changed):
     # The factory entries as the device lists them (tests/unit/test_simulator_agreement.py checks
     # that the module's factory entries are the simulator's, which follows the document).
@@ -57,29 +36,29 @@ def test_profile_shapes_round_trip():
         dev.factory_entry("pid_error"), alert_type="none", error_name="pid_error")]}
 
 
-def test_profile_update_sends_only_changed_entries_and_replaced_resets_the_rest():
-    client = FakeClient({dev.PROFILES: [raw_profile(1, "Default", ts_sync_loss={"snmp_trap": True})]})
+def test_profile_update_sends_only_changed_entries_and_replaced_resets_the_rest(recording_client):
+    client = recording_client({dev.PROFILES: [raw_profile(1, "Default", ts_sync_loss={"snmp_trap": True})]})
     result = reconcile(Profiles(client), [{"name": "Default", "errors": {"crc_error": {"threshold": 4}}}],
                        "replaced", check_mode=False)
     assert result["changed"] is True
-    (method, path, body), = [c for c in client.calls if c[0] == "POST"]
+    (path, body), = client.sent("POST")
     assert path == dev.PROFILE % 1 and "name" not in body
     assert sorted(e["error_name"] for e in body["entries"]) == ["crc_error", "ts_sync_loss"]
     assert next(e for e in body["entries"] if e["error_name"] == "ts_sync_loss")["snmp_trap"] is False
 
 
-def test_profile_deletions_checked_against_inputs_and_the_factory_profile():
-    client = FakeClient({dev.PROFILES: [raw_profile(1, "Default"), raw_profile(2, "Used"), raw_profile(3, "Free")],
-                         dev.INPUTS: [{"id": 7, "name": "Mux 7", "alerts_config": {"profile_id": 2}}]})
+def test_profile_deletions_checked_against_inputs_and_the_factory_profile(recording_client):
+    client = recording_client({dev.PROFILES: [raw_profile(1, "Default"), raw_profile(2, "Used"), raw_profile(3, "Free")],
+                               dev.INPUTS: [{"id": 7, "name": "Mux 7", "alerts_config": {"profile_id": 2}}]})
     with pytest.raises(InputError) as caught:
         reconcile(Profiles(client), [{"name": "Used"}, {"name": "Default"}, {"name": "Free"}], "deleted", False)
     assert caught.value.problems == [
         "config[1] (Default): the factory profile cannot be deleted (the analyzer refuses); name the profiles to delete",
         "config[0] (Used): cannot be deleted, input(s) 'Mux 7' use it; give them another alert_profile first (ts_input)"]
-    assert not [c for c in client.calls if c[0] == "DELETE"]
-    cheap = FakeClient({dev.PROFILES: [raw_profile(1, "Default")]})
+    assert client.paths("DELETE") == []
+    cheap = recording_client({dev.PROFILES: [raw_profile(1, "Default")]})
     reconcile(Profiles(cheap), [{"name": "Default", "errors": {"crc_error": {"enabled": True}}}], "merged", True)
-    assert cheap.calls == [("GET", dev.PROFILES, None)]  # no deletion: the inputs are not read
+    assert cheap.requests == [{"method": "GET", "path": dev.PROFILES, "params": None, "body": None}]  # no deletion: the inputs are not read
 
 
 @pytest.mark.parametrize("errors, message", [
@@ -112,22 +91,15 @@ def test_converter_shape_hides_settings_of_a_stopped_converter():
     assert Converters(None).normalise({"asi_port": 2, "running": False, "ttl": 4}) == {"asi_port": 2, "running": False}
 
 
-def test_snmp_lists_are_sets_and_modes_add_remove_replace():
+def test_snmp_lists_are_sets_and_modes_add_remove_replace(recording_client):
     device = {"enabled": True, "listen_addresses": ["10.0.0.2", "10.0.0.1"], "trap_addresses": ["10.0.0.9:0162"]}
-    posted = []
-    client = FakeClient({dev.SNMP_SETTINGS: device})
-
-    def post(path, body=None, **kwargs):  # the device keeps what is written (the write is read back)
-        posted.append(body)
-        device.update(body)
-
-    client.post = post
+    client = recording_client({dev.SNMP_SETTINGS: device})  # it keeps what is written (the write is read back)
     params = {"enabled": None, "listen_addresses": ["10.0.0.1", "10.0.0.2", "10.0.0.1"], "trap_addresses": None,
               "lists": "replace"}
     assert snmp(client, params, False)["changed"] is False
     assert snmp(client, dict(params, trap_addresses=["10.0.0.9:162"], lists="add"), False)["changed"] is False
     removed = snmp(client, dict(params, listen_addresses=["10.0.0.2", "10.5.5.5"], lists="remove"), False)
-    assert removed["after"]["listen_addresses"] == ["10.0.0.1"] and posted[-1]["listen_addresses"] == ["10.0.0.1"]
+    assert removed["after"]["listen_addresses"] == ["10.0.0.1"] and client.sent()[-1][1]["listen_addresses"] == ["10.0.0.1"]
     with pytest.raises(InputError):
         check_snmp({"listen_addresses": ["1.2.3"], "trap_addresses": ["1.2.3.4:0"]})
 
@@ -145,7 +117,7 @@ def test_validate_helpers():
     assert len(check.problems) == 3
 
 
-def test_info_option_checks_and_alert_paging():
+def test_info_option_checks_and_alert_paging(recording_client):
     assert check_options({"alerts": {"pid": 9000, "time": "x"}, "metrics": {"from_time": 5, "to_time": 4}}) == [
         "alerts.pid: must be between 0 and 8191, got 9000",
         "alerts.time: must be an ISO 8601 time such as 2026-11-21T10:15:00Z, got 'x'",
@@ -157,10 +129,10 @@ def test_info_option_checks_and_alert_paging():
         return {"page": body["page"], "perPage": body["perPage"], "total": len(records),
                 "items": records[start:start + body["perPage"]]}
 
-    client = FakeClient({dev.INPUTS: [{"id": 4, "name": "News"}], dev.INPUT_ALERTS % 4: page})
+    client = recording_client({dev.INPUTS: [{"id": 4, "name": "News"}], dev.INPUT_ALERTS % 4: page})
     gathered = readers(client, {"alerts": {"error_names": ["pid_error"]}})["alerts"]()["News"]
     assert gathered["total"] == 2500 and gathered["items"] == records
-    posts = [c[2] for c in client.calls if c[0] == "POST"]
+    posts = [r["body"] for r in client.requests if r["method"] == "POST"]
     assert [body["page"] for body in posts] == [1, 2, 3]
     assert posts[0] == {"period": "total", "page": 1, "perPage": 1000, "error_code": ["pid_error"]}
 
