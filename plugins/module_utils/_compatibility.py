@@ -11,14 +11,14 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._errors impor
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import compatibility
 
 
-def report(module):
+def report(device, client):
     """The module result: ``endpoints`` (one entry per declared answer), ``compatible``
     (nothing required is missing and every answer was read), and ``summary``."""
     endpoints, answers = [], {}
-    for declared in module.device.READ_SHAPES:
+    for declared in device.READ_SHAPES:
         entry = {"path": declared.path}
         try:
-            answers[declared.path] = module.client.get(declared.path)
+            answers[declared.path] = client.get(declared.path)
             entry.update(compatibility(declared, answers[declared.path]))
         except DeviceError as err:  # a refused or failed read is reported, the others still run
             entry["error"] = err.describe()
@@ -28,7 +28,7 @@ def report(module):
     return {
         "changed": False,
         "compatible": not missing and not failed,
-        "device": identity(module.device, answers),
+        "device": identity(device, answers),
         "endpoints": endpoints,
         "summary": {
             "endpoints": len(endpoints),

@@ -17,7 +17,7 @@ COMMON = (
     "FACTORY_RESET", "UPGRADE", "NETWORK_KEYS", "TIMEZONE_KIND", "SYSLOG_PORT", "READ_SHAPES",
     "read_network", "network_requests", "read_firmware_version", "read_reboot_needed", "read_time", "time_requests",
     "read_logging", "write_logging", "set_password", "read_identity", "alive_uptime",
-    "snapshot_system", "snapshot_items", "ASSIGNED_IDS", "ID_FIELDS", "created_answer",
+    "ASSIGNED_IDS", "ID_FIELDS", "created_answer",
 )
 #: what a device file defines besides, by its TIMEZONE_KIND: IANA names checked against the
 #: device's own list, or UTC offsets in a range
@@ -27,6 +27,8 @@ BY_TIMEZONE_KIND = {"name": ("timezones",), "offset": ("TIMEZONE_RANGE",)}
 #: () where the two devices have nothing alike to declare (their actions and resources differ)
 BY_FILE = {
     "api": COMMON,
+    "api_backup": ("backup_raw", "backup_answers", "without"),
+    "api_snapshot": ("snapshot_items", "snapshot_system"),
     "info": ("SUBSETS", "MINIMAL", "check_options", "readers", "read_info"),
     "actions": (),
     "resources": (),

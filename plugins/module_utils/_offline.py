@@ -84,7 +84,7 @@ class Recorder:
 
     def __init__(self, doc, device, role="admin"):
         # the GET answers the resource modules read, from the device's own api.py (backup section)
-        self.answers, self.names = device.backup_answers(doc["raw"])
+        self.answers, self.names = backup_format.backup_api(device).backup_answers(doc["raw"])
         self.device = device
         self.role = role
         self.counts = {"login": 0, "read": 0, "write": 0}

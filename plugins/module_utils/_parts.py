@@ -25,9 +25,9 @@ class Part:
     with purge, what it does not declare is deleted by a second pass after that part (which
     may be moving off it in the same run); ``backed_up``: a backup holds it as a section."""
 
-    def __init__(self, device_type, name, module, kind, purged=False, shared=None, monitoring=False,
+    def __init__(self, device_type, name, module_name, kind, purged=False, shared=None, monitoring=False,
                  pruned_after=None, backed_up=True):
-        self.device_type, self.name, self.module, self.kind = device_type, name, module, kind
+        self.device_type, self.name, self.module, self.kind = device_type, name, module_name, kind
         self.purged, self.shared, self.monitoring, self.pruned_after = purged, shared, monitoring, pruned_after
         self.backed_up = backed_up
 

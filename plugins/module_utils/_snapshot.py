@@ -7,7 +7,7 @@ regressions among the changes: something that worked in the earlier snapshot and
 the later one. An input that was not receiving, or a tuner that was not enabled and tuned,
 did not work: it cannot regress, whatever it does later.
 
-The reading is the device files' (``snapshot_items``, ``snapshot_system``); the comparison
+The reading is the device API layers' (``api_snapshot.py``: ``snapshot_items``, ``snapshot_system``); the comparison
 here is pure (two snapshots in, a result out) so that a role, a filter and the unit tests
 share it.
 """
@@ -58,9 +58,20 @@ def take(device, client, now=None):
     key = ITEMS[device.KIND][0]
     taken = now or datetime.datetime.now(datetime.timezone.utc)
     out = {"device_type": device.KIND, "taken_at": taken.strftime("%Y-%m-%dT%H:%M:%SZ")}
-    out.update(device.snapshot_system(client))
-    out[key] = device.snapshot_items(client)
+    reader = snapshot_api(device)
+    out.update(reader.snapshot_system(client))
+    out[key] = reader.snapshot_items(client)
     return out
+
+
+def snapshot_api(device):
+    """The snapshot part of ``device``'s API layer (``_ts/api_snapshot.py`` or
+    ``_fm/api_snapshot.py``), imported when a snapshot is taken: a module loads only its device."""
+    if device.KIND == "fm_monitor":
+        from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api_snapshot as fm_snapshot
+        return fm_snapshot
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api_snapshot as ts_snapshot
+    return ts_snapshot
 
 
 def baseline(device, client):

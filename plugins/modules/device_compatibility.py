@@ -90,7 +90,7 @@ ARGUMENT_SPEC = dict()
 
 def main():
     module = DeviceModule(ARGUMENT_SPEC, reads_only=True)
-    module.run(lambda: report(module))
+    module.run(lambda: report(module.device, module.client))
 
 
 if __name__ == "__main__":

@@ -41,8 +41,8 @@ class Read:
     """One part read from the device: the module, its arguments, and the key of its result
     that holds the part (``before`` of a settings module, ``gathered`` of a resource module)."""
 
-    def __init__(self, part, module, args, key):
-        self.part, self.module, self.args, self.key = part, module, args, key
+    def __init__(self, part, module_name, args, key):
+        self.part, self.module, self.args, self.key = part, module_name, args, key
 
 
 #: the parts of each device type, in the order of its role (the registry's order)

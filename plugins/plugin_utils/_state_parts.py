@@ -155,8 +155,8 @@ class Part:
     or its second pass. ``name`` is its key in ``parts``; ``shared`` another key that goes to
     the same module (the FM monitor's ``<part>_all``); ``kind`` the type its value must have."""
 
-    def __init__(self, name, module, kind, build, shared=None, planned=None):
-        self.name, self.module, self.kind, self.build, self.shared = name, module, kind, build, shared
+    def __init__(self, name, module_name, kind, build, shared=None, planned=None):
+        self.name, self.module, self.kind, self.build, self.shared = name, module_name, kind, build, shared
         #: in check mode, plans the part on the controller from the results before it (None: run the module)
         self.planned = planned
 

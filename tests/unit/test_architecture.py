@@ -178,7 +178,8 @@ def test_the_exception_check_finds_an_exception_class(tmp_path):
 
 # -- paths and request bodies only in the device API files ------------------------------------------
 #: the device API layers: the only files that name a path or build a request body
-DEVICE_API_FILES = tuple("module_utils.%s.api" % folder for folder in DEVICE_FOLDERS.values())
+DEVICE_API_FILES = tuple("module_utils.%s.%s" % (folder, name) for folder in DEVICE_FOLDERS.values()
+                         for name in ("api", "api_backup", "api_snapshot"))
 #: every plugin file a rule below is about (modules, action and filter plugins, utils), and the EDA source
 PLUGIN_FOLDERS = ("module_utils", "plugin_utils", "modules", "action", "filter")
 EDA_PLUGINS = os.path.join(ROOT, "extensions", "eda", "plugins")
@@ -275,13 +276,13 @@ def outside_the_device_api_files(check):
 
 def test_device_paths_are_named_in_the_device_api_files_only():
     found = outside_the_device_api_files(api_paths)
-    assert found == {}, "device paths outside _ts/api.py and _fm/api.py: %s" % found
+    assert found == {}, "device paths outside the device API files (_ts/api*.py, _fm/api*.py): %s" % found
 
 
 def test_request_bodies_are_built_in_the_device_api_files_only():
     """Outside them a request's body is what a device API function built, never a literal."""
     found = outside_the_device_api_files(bodies_built_in_place)
-    assert found == {}, "request bodies built outside _ts/api.py and _fm/api.py:\n" + "\n".join(
+    assert found == {}, "request bodies built outside the device API files (_ts/api*.py, _fm/api*.py):\n" + "\n".join(
         "%s:%s" % (name, line) for name, lines in found.items() for line in lines)
 
 

@@ -11,6 +11,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.forma
     COLLECTION_VERSION,
     FORMAT,
     TIME_KEYS,
+    backup_api,
 )
 
 
@@ -21,7 +22,7 @@ def take(client, device):
     time_settings = device.read_time(client)
     system_settings = {"network": device.read_network(client),
                        "time": {key: time_settings[key] for key in TIME_KEYS}}
-    raw = device.backup_raw(client)
+    raw = backup_api(device).backup_raw(client)
     return {
         "format": FORMAT,
         "collection_version": COLLECTION_VERSION,

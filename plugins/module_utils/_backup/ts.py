@@ -10,6 +10,7 @@ from __future__ import annotations
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.sections import restore_settings, two_passes
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Resource, reconcile, strip_unset
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api_backup as ts_backup
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import (
     Converters,
     Inputs,
@@ -29,7 +30,7 @@ def steps(client, saved, check_mode, sections):
     out = two_passes(sections, "alert_profiles", lambda: RawProfiles(client, factory), wanted, check_mode)
     out["inputs"] = lambda: reconcile(RawInputs(client, names), saved["inputs"], "overridden", check_mode)
     out["snmp"] = lambda: restore_settings(client, ts_device.SNMP_SETTINGS, saved["snmp"], check_mode,
-                                           ts_device.snmp_ordered)
+                                           ts_backup.snmp_ordered)
     out["converters"] = lambda: reconcile(RawConverters(client), saved["converters"], "replaced", check_mode)
     return out
 
@@ -58,12 +59,12 @@ class RawProfiles(Resource):
         self.names = {}
 
     def read(self):
-        current, self.ids, self.names = ts_device.backup_profiles(self.client, self.factory_name)
+        current, self.ids, self.names = ts_backup.backup_profiles(self.client, self.factory_name)
         return current
 
     def normalise(self, obj):
         # entries in error-name order, as a backup stores them: their order means nothing
-        return ts_device.entries_sorted(strip_unset(obj))
+        return ts_backup.entries_sorted(strip_unset(obj))
 
     def attainable(self, before, target):
         # A profile update merges (update below sends what changes): a field, or an entry, that
@@ -97,7 +98,7 @@ class RawProfiles(Resource):
         self.client.post(ts_device.PROFILES, after)
 
     def update(self, before, after):
-        body = ts_device.backup_profile_update(before, after, self.names.get(before["name"], before["name"]))
+        body = ts_backup.backup_profile_update(before, after, self.names.get(before["name"], before["name"]))
         self.client.post(ts_device.PROFILE % self.ids[before["name"]], body)
 
     def delete(self, before):
@@ -119,7 +120,7 @@ class RawInputs(Resource):
         self.profiles = {}
 
     def read(self):
-        self.profiles, self.raw, current = ts_device.backup_inputs(self.client)
+        self.profiles, self.raw, current = ts_backup.backup_inputs(self.client)
         return current
 
     def check_against(self, desired, current, run):
@@ -131,13 +132,13 @@ class RawInputs(Resource):
         return strip_unset(obj)
 
     def create(self, after):
-        created = self.client.post(ts_device.INPUTS, ts_device.backup_input_body(after, self.profiles))
-        self._set_own(ts_device.input_id_of(created), ts_device.without(created, ts_device.INPUT_NOT_CONFIG), after)
+        created = self.client.post(ts_device.INPUTS, ts_backup.backup_input_body(after, self.profiles))
+        self._set_own(ts_device.input_id_of(created), ts_backup.without(created, ts_backup.INPUT_NOT_CONFIG), after)
 
     def update(self, before, after):
         input_id = ts_device.input_id_of(self.raw[before["name"]])
-        if ts_device.without(before, self.OWN_ENDPOINTS) != ts_device.without(after, self.OWN_ENDPOINTS):
-            self.client.post(ts_device.INPUT % input_id, ts_device.backup_input_updated(after, self.profiles, input_id))
+        if ts_backup.without(before, self.OWN_ENDPOINTS) != ts_backup.without(after, self.OWN_ENDPOINTS):
+            self.client.post(ts_device.INPUT % input_id, ts_backup.backup_input_updated(after, self.profiles, input_id))
         self._set_own(input_id, before, after)
 
     def delete(self, before):
@@ -148,7 +149,7 @@ class RawInputs(Resource):
         are never retried blindly)."""
         before = dict(before, thumbnails=strip_unset(before.get("thumbnails") or {}))
         after = dict(after, thumbnails=strip_unset(after.get("thumbnails") or {}))
-        for method, path, body in ts_device.backup_input_own_requests(input_id, before, after):
+        for method, path, body in ts_backup.backup_input_own_requests(input_id, before, after):
             if method == "GET":
                 self.client.get(path, idempotent=False)
             else:
@@ -164,7 +165,7 @@ class RawConverters(Resource):
     fixed = True
 
     def read(self):
-        return ts_device.backup_converters(self.client)
+        return ts_backup.backup_converters(self.client)
 
     def normalise(self, obj):
         return strip_unset(obj)
@@ -184,7 +185,7 @@ class RawConverters(Resource):
         return dict(target, **kept), [note]
 
     def update(self, before, after):
-        settings = ts_device.backup_converter_settings(after)
+        settings = ts_backup.backup_converter_settings(after)
         moved = any(before.get(key) != value for key, value in settings.items())
         if None not in settings.values() and (moved or (after.get("running") and not before.get("running"))):
             self.client.post(ts_device.CONVERTER_START % after["port"], settings)

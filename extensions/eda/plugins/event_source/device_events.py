@@ -55,13 +55,14 @@ LOGGER = logging.getLogger(__name__)
 
 
 def _collection_code():
-    """The collection's device code: its errors, login, connection options and the device files.
+    """The collection's device code: its errors, login, connection options, snapshot reading and the device files.
     The one place that names them. ansible-rulebook runs
     this file with runpy and does not put the collections path on sys.path: when the import
     fails, the root this file lies under (<root>/ansible_collections/broadcast/monitoring/...)
     is added."""
     try:
         from ansible_collections.broadcast.monitoring.plugins.module_utils import _connection as connection, _errors as errors
+        from ansible_collections.broadcast.monitoring.plugins.module_utils import _snapshot as snapshot
         from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
         from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
     except ImportError:
@@ -73,12 +74,13 @@ def _collection_code():
             raise
         sys.path.insert(0, root)
         from ansible_collections.broadcast.monitoring.plugins.module_utils import _connection as connection, _errors as errors
+        from ansible_collections.broadcast.monitoring.plugins.module_utils import _snapshot as snapshot
         from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
         from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
-    return errors, connection, {"ts_analyzer": ts_device, "fm_monitor": fm_device}
+    return errors, connection, snapshot, {"ts_analyzer": ts_device, "fm_monitor": fm_device}
 
 
-ERRORS, CONNECTION, DEVICE_FILES = _collection_code()
+ERRORS, CONNECTION, SNAPSHOT, DEVICE_FILES = _collection_code()
 
 #: bounds of the polling interval (seconds)
 INTERVAL_RANGE = (1, 3600)
@@ -250,7 +252,7 @@ class DevicePoller:
         answer = self.client.try_get(self.device.ALIVE, timeout=self.client.timeout)
         if answer is None:
             raise ERRORS.DeviceError(ERRORS.UNREACHABLE, "GET %s: no answer" % self.device.ALIVE)
-        items = {item["id"]: item for item in _plain(self.device.snapshot_items(self.client))}
+        items = {item["id"]: item for item in _plain(SNAPSHOT.snapshot_api(self.device).snapshot_items(self.client))}
         return {"uptime": self.device.alive_uptime(answer), "items": items, "at": time.monotonic(),
                 "alerts": self.read_alerts(items) if self.alert_records else {}}
 

@@ -9,6 +9,7 @@ import yaml
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import format as backup
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api_backup as ts_backup
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
@@ -37,5 +38,5 @@ def test_other_formats_and_types_are_refused():
 
 def test_address_lists_sort_numerically_and_tolerate_other_strings():
     addresses = ["10.0.0.100:162", "10.0.0.9:162", "host.example", "9.1.1.1:2000"]
-    assert sorted(addresses, key=ts_device.address_key) == ["9.1.1.1:2000", "10.0.0.9:162", "10.0.0.100:162",
+    assert sorted(addresses, key=ts_backup.address_key) == ["9.1.1.1:2000", "10.0.0.9:162", "10.0.0.100:162",
                                                             "host.example"]

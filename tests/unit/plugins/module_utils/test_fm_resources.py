@@ -178,28 +178,28 @@ def test_tuner_requests_order_and_bodies():
     assert tuner_requests(before, before) == []
 
 
-def test_each_tuner_hook_stands_on_its_own():
+def test_each_tuner_hook_stands_on_its_own(recording_client):
     # no hook relies on another having run: the stations are read by whichever needs them first
-    client = FakeClient(stations=[{"station_id": 4, "frequency": 99000}])
+    client = monitor(recording_client, stations=[{"station_id": 4, "frequency": 99000}])
     tuners = Tuners(client)
     before = tuners.normalise(dict(dev.factory_tuner(2), station_id=None))
     target, notes = tuners.attainable(before, dict(before, station_id=4))
-    assert target["frequency"] == 99000 and notes == [] and client.reads == [dev.STATIONS]
+    assert target["frequency"] == 99000 and notes == [] and client.paths("GET") == [dev.STATIONS]
     assert tuners.attainable(before, dict(before, frequency=99000))[0]["station_id"] == 4
-    assert client.reads == [dev.STATIONS]  # read once
+    assert client.paths("GET") == [dev.STATIONS]  # read once
 
 
-def test_a_tuner_asked_for_a_station_is_tuned_to_it_and_a_frequency_is_written():
-    client = FakeClient(stations=[{"station_id": 4, "frequency": 99000}])
+def test_a_tuner_asked_for_a_station_is_tuned_to_it_and_a_frequency_is_written(recording_client):
+    client = monitor(recording_client, stations=[{"station_id": 4, "frequency": 99000}])
     reconcile_tuners(Tuners(client), [{"tuner_id": 2, "station_id": 4}, {"tuner_id": 3, "frequency": 99000}],
                      None, "merged", False)
-    assert client.posts == [("/api/tuner/2/station", {"station_id": 4}),
+    assert client.sent() == [("/api/tuner/2/station", {"station_id": 4}),
                             ("/api/tuner/3/settings", {"frequency": 99000})]
 
 
-def test_the_checks_of_all_tuners_are_not_run_twice_and_labels_name_their_origin():
-    client = FakeClient()
+def test_the_checks_of_all_tuners_are_not_run_twice_and_labels_name_their_origin(recording_client):
+    client = monitor(recording_client)
     with pytest.raises(InputError) as err:
         reconcile_tuners(Thresholds(client), [], {"rssi": {"max": 10}}, "merged", False)
     assert err.value.problems[0].startswith("all_tuners (tuner 0): rssi.min: must not exceed")
-    assert len(err.value.problems) == 8 and client.posts == []
+    assert len(err.value.problems) == 8 and client.sent() == []

@@ -11,6 +11,7 @@ import pytest
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _gather as gather
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api_backup as ts_backup
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook, list_or_empty
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import SHAPE, ShapeError
 
@@ -108,7 +109,7 @@ def test_a_backup_does_not_change_when_the_device_lists_profile_entries_in_anoth
             ts_device.PROFILES: [{"id": 1, "name": "Default", "entries": order}],
             ts_device.INPUTS: [], ts_device.CONVERTERS: [],
             ts_device.LOG_SETTINGS: {"level": "info", "remote_syslog": {}}})
-    assert ts_device.backup_raw(device(entries)) == ts_device.backup_raw(device(entries[::-1]))
+    assert ts_backup.backup_raw(device(entries)) == ts_backup.backup_raw(device(entries[::-1]))
 
 
 def test_one_unreadable_subset_is_reported_and_the_others_kept():

@@ -278,6 +278,12 @@ def test_every_check_is_made_only_of_an_item_that_worked(check):
 
 
 # -- the snapshot a backup keeps --------------------------------------------------------------------
+@pytest.fixture(autouse=True)
+def device_reads_itself(monkeypatch):
+    """A FakeDevice is its own snapshot reader (a device's is its api_snapshot.py)."""
+    monkeypatch.setattr(snapshot, "snapshot_api", lambda device: device)
+
+
 class FakeDevice:
     """A device file's snapshot readers, returning given items (no client)."""
 
