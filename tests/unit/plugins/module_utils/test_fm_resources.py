@@ -194,7 +194,7 @@ def test_a_tuner_asked_for_a_station_is_tuned_to_it_and_a_frequency_is_written(r
     reconcile_tuners(Tuners(client), [{"tuner_id": 2, "station_id": 4}, {"tuner_id": 3, "frequency": 99000}],
                      None, "merged", False)
     assert client.sent() == [("/api/tuner/2/station", {"station_id": 4}),
-                            ("/api/tuner/3/settings", {"frequency": 99000})]
+                             ("/api/tuner/3/settings", {"frequency": 99000})]
 
 
 def test_the_checks_of_all_tuners_are_not_run_twice_and_labels_name_their_origin(recording_client):
