@@ -13,7 +13,7 @@ import pytest
 from bm_simulator import swu
 from bm_simulator.ts import PRIORITY_1
 
-from .analyzer import Api
+from .device_api import Api
 from .conftest import run_playbook
 
 #: what a configuration is on the analyzer's answers: everything but measurements

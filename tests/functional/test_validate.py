@@ -12,7 +12,7 @@ import pytest
 
 from bm_simulator.ts import PRIORITY_1
 
-from .analyzer import Api
+from .device_api import Api
 from .conftest import ROOT, ansible_playbook, recap
 
 HOSTILE = 'Sport <b>&"x</b> ]]> [l](http://e) | *'
