@@ -10,14 +10,13 @@ state and measurements) and the ids the device assigns.
 """
 
 import json
-import time
 
 import pytest
-import requests
 
 from bm_simulator.fleet import running_fleet
 
 from .conftest import Play, connection
+from .device_api import Api
 
 MULTICAST = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.2.2.2", "multicast_port": 5002,
                                                          "source_address": "10.9.9.9"}}}
@@ -43,53 +42,6 @@ def fleet(request):
 @pytest.fixture
 def play(fleet, collections_path, tmp_path):
     return Play(fleet, collections_path, tmp_path)
-
-
-class Device:
-    """The device's own API as an admin, retrying what the documents say to retry (503)."""
-
-    def __init__(self, device):
-        self.device = device
-        self.base = device.base_url + "/api"
-        self.session = requests.Session()
-        body = {"role": "admin", "password": "admin"}
-        if device.kind == "fm_monitor":
-            body["keep_logged_in"] = True
-        answer = self.session.post(device.base_url + "/api" + device.login_path, json=body, timeout=5)
-        self.session.headers["Authorization"] = "Bearer " + answer.json()["token"]
-
-    def call(self, method, path, body=None):
-        for attempt in range(60):
-            response = self.session.request(method, self.base + path, json=body, timeout=10)
-            if response.status_code != 503:
-                break
-            time.sleep(0.02 * (attempt + 1))
-        assert response.status_code == 200, (method, path, response.status_code, response.text)
-        return response.json()
-
-    def get(self, path):
-        return self.call("GET", path)
-
-    def post(self, path, body=None):
-        return self.call("POST", path, body)
-
-    def reboot(self):
-        """Reboot and wait, so that settings pending until a reboot are in effect: the
-        device answers, goes away for the reboot gap, then answers again."""
-        self.post("/system/reboot")
-        self.session.close()  # connections opened before the reboot are dropped by it
-        for gone in (True, False):
-            deadline = time.monotonic() + 30
-            while (self.get_alive() is None) != gone:
-                assert time.monotonic() < deadline, "the device did not %s" % ("go away" if gone else "come back")
-                time.sleep(0.02)
-
-    def get_alive(self):
-        try:
-            response = requests.get(self.base + "/system/alive", timeout=2)  # a new connection each time
-        except requests.RequestException:
-            return None
-        return response.json()["system_uptime"] if response.status_code == 200 else None
 
 
 # -- setting every configurable field ---------------------------------------------------------
@@ -251,7 +203,7 @@ def test_device_after_reset_and_restore_answers_as_before(play, fleet, tmp_path,
         pytest.skip("a partial /conf is an FM monitor variant; the analyzer has no /conf")
     device = fleet.fleet.of_kind(kind)[0]
     fleet.call(device.reset)
-    api = Device(device)
+    api = Api(device)
     CONFIGURE[kind](api, fleet.keeps)
     api.reboot()  # settings pending until a reboot (hostname, network, logging) are in effect
     before = ANSWERS[kind](api)
@@ -263,7 +215,7 @@ def test_device_after_reset_and_restore_answers_as_before(play, fleet, tmp_path,
                     module("device_reboot", device, state="factory_reset", confirm=True, reboot_timeout=30)],
                    device.name)
     assert not any(r.get("failed") for r in out.results), out.results
-    api = Device(device)
+    api = Api(device)
     factory.write_text(json.dumps(ANSWERS[kind](api), indent=1, sort_keys=True))
     assert differences(before, json.loads(factory.read_text())), "the factory reset changed nothing"
 
@@ -280,7 +232,7 @@ def test_device_after_reset_and_restore_answers_as_before(play, fleet, tmp_path,
     assert out[1].get("failed") is not True and out[1]["changed"] is False, out[1]
     api.reboot()  # the restored network identity and logging take effect
 
-    after = ANSWERS[kind](Device(device))
+    after = ANSWERS[kind](Api(device))
     assert differences(before, after) == []
 
 
@@ -293,7 +245,7 @@ def test_restore_leaves_a_profile_field_it_cannot_remove_with_a_warning(play, fl
     fleet.call(device.reset)
     saved = tmp_path / "backup.json"
     assert play.run([module("device_backup", device, dest=str(saved))], device.name)[0].get("failed") is not True
-    api = Device(device)
+    api = Api(device)
     api.post("/profiles/1", {"owner": "noc"})
     assert api.get("/profiles")[0]["owner"] == "noc"
     restore = module("device_restore", device, src=str(saved))

@@ -3,11 +3,11 @@
 import threading
 
 import pytest
-import requests
 
 from bm_simulator.fleet import running_fleet
 
 from .conftest import EXAMPLE_VARS, Play, module_examples
+from .device_api import USER, Api
 from .fm_common import seed_stations, stations, tuners
 from .tasks import ok, task, writes
 
@@ -111,10 +111,8 @@ def test_requests_to_a_scanning_tuner_wait_for_the_scan(slow_sim, collections_pa
     writers take turns through the device lock) makes the scanning tuner answer 503: the
     modules wait it out (busy_timeout) while the other tuners answer."""
     device = slow_sim.fleet.by_name("fm-001")
-    base = device.base_url + "/api"
-    token = requests.post(base + "/login", json={"role": "user", "password": "user"}, timeout=5).json()["token"]
-    scan = threading.Thread(target=lambda: requests.post(base + "/tuner/0/scan", headers={
-        "Authorization": "Bearer " + token}, timeout=60))
+    api = Api(device, **USER)
+    scan = threading.Thread(target=lambda: api.post("/tuner/0/scan", timeout=60))
     scan.start()
     try:
         out = play_while_scanning(slow_sim, collections_path, tmp_path, device)

@@ -1,7 +1,6 @@
 """ts_input end to end: ansible-playbook against a simulated analyzer."""
 
 import pytest
-import requests
 
 from .device_api import Api
 from .conftest import EXAMPLE_VARS, connection, module_examples
@@ -48,9 +47,7 @@ def test_create_then_idempotent_then_update(play, sim, ts):
 
 def ts_inputs(play, device):
     """The analyzer's inputs as the device reports them (GET /inputs over HTTP)."""
-    base = device.base_url + "/api"
-    token = requests.post(base + "/user/login", json={"role": "admin", "password": "admin"}, timeout=5).json()["token"]
-    return requests.get(base + "/inputs", headers={"Authorization": "Bearer " + token}, timeout=5).json()
+    return Api(device).get("/inputs")
 
 
 def test_overridden_deletes_unlisted_and_merged_keeps_them(play, sim, ts):
