@@ -15,7 +15,7 @@ import pytest
 
 from bm_simulator.fleet import running_fleet
 
-from .conftest import Play, connection
+from .conftest import connection
 from .device_api import Api
 
 MULTICAST = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.2.2.2", "multicast_port": 5002,
@@ -31,17 +31,12 @@ VARIANTS = [("refuse", "complete"), ("keep", "complete"), ("refuse", "partial")]
 
 
 @pytest.fixture(scope="module", params=VARIANTS, ids=["-".join(v) for v in VARIANTS])
-def fleet(request):
+def sim(request):
     unknown_fields, fm_conf = request.param
     with running_fleet(ts=1, fm=1, time_scale=0.02, unknown_fields=unknown_fields, fm_conf=fm_conf) as runner:
         runner.keeps = unknown_fields == "keep"
         runner.fm_conf = fm_conf
         yield runner
-
-
-@pytest.fixture
-def play(fleet, collections_path, tmp_path):
-    return Play(fleet, collections_path, tmp_path)
 
 
 # -- setting every configurable field ---------------------------------------------------------
@@ -198,13 +193,13 @@ ANSWERS = {"ts_analyzer": ts_answers, "fm_monitor": fm_answers}
 
 
 @pytest.mark.parametrize("kind", ["ts_analyzer", "fm_monitor"])
-def test_device_after_reset_and_restore_answers_as_before(play, fleet, tmp_path, kind):
-    if kind == "ts_analyzer" and fleet.fm_conf == "partial":
+def test_device_after_reset_and_restore_answers_as_before(play, sim, tmp_path, kind):
+    if kind == "ts_analyzer" and sim.fm_conf == "partial":
         pytest.skip("a partial /conf is an FM monitor variant; the analyzer has no /conf")
-    device = fleet.fleet.of_kind(kind)[0]
-    fleet.call(device.reset)
+    device = sim.fleet.of_kind(kind)[0]
+    sim.call(device.reset)
     api = Api(device)
-    CONFIGURE[kind](api, fleet.keeps)
+    CONFIGURE[kind](api, sim.keeps)
     api.reboot()  # settings pending until a reboot (hostname, network, logging) are in effect
     before = ANSWERS[kind](api)
     factory = tmp_path / "factory.json"
@@ -220,10 +215,10 @@ def test_device_after_reset_and_restore_answers_as_before(play, fleet, tmp_path,
     assert differences(before, json.loads(factory.read_text())), "the factory reset changed nothing"
 
     rule, section = HALFWAY[kind]
-    fleet.call(device.faults.add, rule)
+    sim.call(device.faults.add, rule)
     restore = module("device_restore", device, src=str(saved), network=True, busy_timeout=1)
     stopped = play.run([restore], device.name)[0]
-    fleet.call(device.faults.replace, [])
+    sim.call(device.faults.replace, [])
     assert stopped.get("failed") is True, stopped
     assert stopped["not_written"][0]["section"] == section, stopped
     assert {"section": "network"} in stopped["not_written"], stopped  # not reached
@@ -236,13 +231,13 @@ def test_device_after_reset_and_restore_answers_as_before(play, fleet, tmp_path,
     assert differences(before, after) == []
 
 
-def test_restore_leaves_a_profile_field_it_cannot_remove_with_a_warning(play, fleet, tmp_path):
+def test_restore_leaves_a_profile_field_it_cannot_remove_with_a_warning(play, sim, tmp_path):
     """A profile update merges: a field the analyzer keeps on a profile and the backup lacks
     cannot be removed. The restore says so and reports no change, in check mode and for real."""
-    if not fleet.keeps or fleet.fm_conf != "complete":
+    if not sim.keeps or sim.fm_conf != "complete":
         pytest.skip("an analyzer that keeps unknown fields (one variant is enough)")
-    device = fleet.fleet.of_kind("ts_analyzer")[0]
-    fleet.call(device.reset)
+    device = sim.fleet.of_kind("ts_analyzer")[0]
+    sim.call(device.reset)
     saved = tmp_path / "backup.json"
     assert play.run([module("device_backup", device, dest=str(saved))], device.name)[0].get("failed") is not True
     api = Api(device)
@@ -250,9 +245,9 @@ def test_restore_leaves_a_profile_field_it_cannot_remove_with_a_warning(play, fl
     assert api.get("/profiles")[0]["owner"] == "noc"
     restore = module("device_restore", device, src=str(saved))
     for check in (True, False):
-        fleet.call(device.requests.clear)
+        sim.call(device.requests.clear)
         for result in play.run([restore, restore, restore], device.name, check=check).results:
             assert result.get("failed") is not True and result["changed"] is False, result
             assert any("alert_profiles: profile 'Default': the device has field(s) owner that the backup does not"
                        in warning for warning in result.get("warnings", [])), result
-        assert fleet.call(device.writes) == []
+        assert sim.call(device.writes) == []
