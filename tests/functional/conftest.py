@@ -39,6 +39,8 @@ def collections_dir(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def sim():
+    """The suite's simulated fleet. A file that needs a fleet of its own (other simulator
+    variants) defines its own fixture of this name: play, ts and fm then use that one."""
     with running_fleet(ts=2, fm=2, time_scale=0.02) as runner:
         yield runner
 

@@ -1,7 +1,7 @@
 """Tasks of the collection's modules against a simulated device, and what the device was sent:
 the helpers every functional test file uses, analyzer and FM monitor alike."""
 
-from .conftest import connection
+from .conftest import EXAMPLE_VARS, connection, module_examples
 
 
 def task(module, device, name=None, **options):
@@ -39,3 +39,30 @@ def ok(result):
     """A task result that did not fail (the test fails with the result otherwise)."""
     assert result.get("failed") is not True, result
     return result
+
+
+def succeeded(tasks, out):
+    """The outcome ``out`` of a play of ``tasks``, none of which failed (the test fails naming
+    the first that did)."""
+    for one_task, result in zip(tasks, out.results):
+        assert result.get("failed") is not True, (one_task["name"], result)
+    return out
+
+
+def run_examples(play, module, device):
+    """The outcome of the module's EXAMPLES, exactly as documented, run as one play against
+    ``device`` with the example variables; none may fail."""
+    examples = module_examples(module)
+    return succeeded(examples, play.run(examples, device.name, extra_vars=EXAMPLE_VARS))
+
+
+def refused_before_any_write(play, sim, device, cases):
+    """Runs the tasks of ``cases`` ((task, message) pairs) as one play against ``device``: each
+    must fail with its message in ``msg``, and the device must have been sent no write or action."""
+    out = play.run([one_task for one_task, message in cases], device.name)
+    for (one_task, message), result in zip(cases, out.results):
+        assert result.get("failed") is True, (message, result)
+        assert message in result["msg"], (message, result["msg"])
+    sent = writes(sim, device)
+    assert sent == [], sent
+    return out

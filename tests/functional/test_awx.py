@@ -36,7 +36,6 @@ import sys
 
 import jsonschema
 import pytest
-import requests
 import yaml
 from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -44,6 +43,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from bm_simulator import swu
 from bm_simulator.fleet import running_fleet
 from tests.functional.conftest import ROOT
+from tests.functional.device_api import login
 
 AWX = os.path.join(ROOT, "extensions", "awx")
 ENV_PREFIX = "BROADCAST_MONITORING_"
@@ -548,8 +548,7 @@ def test_backup_and_restore_templates_with_the_password_alone(fleet, collections
     assert status == "successful", output
     assert results(events, "Set the fleet admin password (it checks by logging in with it)")["ts-001"]["changed"]
     # the fleet password is the credential's, given to the device by the restore role
-    url = device.base_url + "/api" + device.login_path
-    assert requests.post(url, json={"role": "admin", "password": PASSWORD}, timeout=5).status_code == 200
+    assert login(device, PASSWORD).status_code == 200
 
 
 def test_firmware_rollout_template_with_the_password_alone(fleet, collections_path, tmp_path):

@@ -6,6 +6,7 @@ import requests
 from bm_simulator import swu
 
 from .conftest import EXAMPLE_VARS, connection, module_examples
+from .device_api import Api, login
 from .tasks import ok, task, write_log
 
 BOTH = ["ts-001", "fm-001"]
@@ -20,18 +21,6 @@ def fresh(sim):
         sim.call(device.reset)
         return device
     return reset
-
-
-def api_get(device, path, password="admin"):
-    login = "/api" + device.login_path
-    token = requests.post(device.base_url + login, json={"role": "admin", "password": password}, timeout=5).json()["token"]
-    return requests.get(device.base_url + "/api" + path, headers={"Authorization": "Bearer " + token}, timeout=5).json()
-
-
-def firmware_version(device):
-    if device.kind == "ts_analyzer":
-        return api_get(device, "/system/device")["firmware_version"]
-    return api_get(device, "/status")["versions"]["package_ver"]
 
 
 # -- device_type ----------------------------------------------------------------------------
@@ -160,7 +149,7 @@ def test_firmware_upgrade_verified_then_nothing_to_do(play, sim, upgrading, bund
     assert len(uploads) == 1
     # The module reboots only a device that waits for it.
     assert len(reboots(sim, device)) == (1 if behaviour == "pending" else 0)
-    assert firmware_version(device) == "2.4.1"
+    assert Api(device).firmware_version() == "2.4.1"
 
 
 @pytest.mark.parametrize("name, behaviour", UPGRADE_CASES)
@@ -185,7 +174,7 @@ def test_firmware_without_reboot_leaves_the_new_version_pending(play, sim, upgra
         # A device that reboots by itself does so whatever the module says; the module waits.
         assert (staged["current_version"], staged["pending_version"], staged["rebooted"]) == ("2.4.1", None, True)
         assert rebooted["changed"] is False
-    assert firmware_version(device) == "2.4.1"
+    assert Api(device).firmware_version() == "2.4.1"
 
 
 @pytest.mark.parametrize("label, reason", [("unsigned", "not signed"), ("tampered", "altered bundle")])
@@ -195,7 +184,7 @@ def test_firmware_refused_bundle_leaves_the_device_unchanged(play, sim, fresh, b
     assert result["failed"] is True
     assert "the device refused the bundle" in result["msg"] and reason in result["msg"]
     assert "as the vendor signed it" in result["msg"] and "correct the parameter" not in result["msg"]
-    assert firmware_version(device) == "1.0.0"
+    assert Api(device).firmware_version() == "1.0.0"
 
 
 @pytest.mark.parametrize("name", ["ts-002", "fm-002"])  # rebooting by itself / rebooted by the module
@@ -229,7 +218,7 @@ def test_firmware_refuses_a_bundle_for_another_model_before_any_upload(play, sim
     assert "is for %s, and this device is a %s" % (swu.MODELS[OTHER_TYPE[device.kind]], device.MODEL) in result["msg"]
     assert "nothing was uploaded" in result["msg"]
     assert uploads(sim, device) == [] and write_log(sim, device) == []
-    assert firmware_version(device) == "1.0.0"
+    assert Api(device).firmware_version() == "1.0.0"
 
 
 def test_firmware_bundle_naming_no_model_needs_the_opt_in(play, sim, fresh, tmp_path):
@@ -254,7 +243,7 @@ def test_firmware_refuses_a_downgrade_unless_allowed(play, sim, fresh, tmp_path)
     new.write_bytes(swu.build("3.10.0", model="ts_analyzer"))
     old.write_bytes(swu.build("3.9.2", model="ts_analyzer"))
     ok(play.run([task("device_firmware", device, path=str(new), reboot_timeout=30)], device.name)[0])
-    assert firmware_version(device) == "3.10.0"
+    assert Api(device).firmware_version() == "3.10.0"
     sim.call(device.requests.clear)
     for check in (True, False):
         refused = play.run([task("device_firmware", device, path=str(old), reboot_timeout=30)], device.name,
@@ -268,7 +257,7 @@ def test_firmware_refuses_a_downgrade_unless_allowed(play, sim, fresh, tmp_path)
     assert checked_back["msg"] == "would downgrade from 3.10.0 to 3.9.2" and uploads(sim, device) == []
     done = ok(play.run(back, device.name)[0])
     assert done["changed"] is True and done["msg"] == "downgraded from 3.10.0 to 3.9.2"
-    assert firmware_version(device) == "3.9.2" and len(uploads(sim, device)) == 1
+    assert Api(device).firmware_version() == "3.9.2" and len(uploads(sim, device)) == 1
 
 
 def test_firmware_from_a_folder_takes_the_bundle_for_the_model_and_version(play, sim, fresh, tmp_path):
@@ -324,7 +313,7 @@ def test_time_on_both_devices(play, sim, fresh):
                     task("device_time", ts, timezone="Mars/Olympus")], ts.name)
     assert [r.get("changed") for r in out.results[:2]] == [True, False]
     assert "timezone: the device does not know 'Mars/Olympus'" in out[2]["msg"]
-    assert api_get(ts, "/system/timezone") == {"timezone": "Europe/Berlin"}
+    assert Api(ts).get("/system/timezone") == {"timezone": "Europe/Berlin"}
     fm_time = dict(ntp=False, timezone="2", datetime="now")
     checked = play.run([task("device_time", fm, **fm_time)], fm.name, check=True)[0]
     assert write_log(sim, fm) == [] and checked["changed"] is True
@@ -335,7 +324,7 @@ def test_time_on_both_devices(play, sim, fresh):
     assert out[1]["clock_drift"] <= 5
     assert "timezone: this device takes a UTC offset in whole hours" in out[2]["msg"]
     assert "datetime: only with ntp=false" in out[3]["msg"]
-    assert api_get(fm, "/conf/datetime")["timezone"] == 2
+    assert Api(fm).get("/conf/datetime")["timezone"] == 2
 
 
 def test_logging_on_both_devices(play, sim, fresh):
@@ -350,7 +339,7 @@ def test_logging_on_both_devices(play, sim, fresh):
                     task("device_logging", fm, remote_syslog={"port": 514})], fm.name)
     assert [r.get("changed") for r in out.results[:2]] == [True, False]
     assert "remote_syslog.port: this device (fm_monitor) forwards to a fixed port" in out[2]["msg"]
-    assert api_get(fm, "/conf/log") == {"level": "warning", "enable_rsyslog": True, "rsyslog_server": "192.0.2.10"}
+    assert Api(fm).get("/conf/log") == {"level": "warning", "enable_rsyslog": True, "rsyslog_server": "192.0.2.10"}
 
 
 # -- passwords and reboot ---------------------------------------------------------------------
@@ -366,8 +355,7 @@ def test_password_is_idempotent_and_never_shown(play, sim, fresh, name):
     assert [r["changed"] for r in out.results] == [True, False]
     assert len(write_log(sim, device)) == 1
     assert secret not in out.output
-    assert requests.post(device.base_url + "/api" + device.login_path,
-                         json={"role": "user", "password": secret}, timeout=5).status_code == 200
+    assert login(device, secret, role="user").status_code == 200
 
 
 @pytest.mark.parametrize("name", BOTH)

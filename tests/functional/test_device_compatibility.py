@@ -6,7 +6,7 @@ shape variants are covered in test_shape_variants.py."""
 import pytest
 
 from .conftest import EXAMPLE_VARS, connection, module_examples
-from .test_device import api_get
+from .device_api import Api
 
 
 @pytest.mark.parametrize("name", ["ts-001", "fm-001"])
@@ -19,10 +19,10 @@ def test_a_documented_device_is_compatible_for_the_user_role(play, sim, name):
     assert out["compatible"] is True, out["summary"]
     # the identity a user reports with a difference, from the answers already read
     if device.kind == "ts_analyzer":
-        raw = api_get(device, "/system/device")
+        raw = Api(device).get("/system/device")
         identity = {key: raw[key] for key in ("model", "serial_number", "firmware_version")}
     else:
-        raw = api_get(device, "/status")["versions"]
+        raw = Api(device).get("/status")["versions"]
         identity = {"model": raw["model_name"], "serial_number": raw["serial_number"],
                     "firmware_version": raw["package_ver"]}
     assert out["device"] == identity, out["device"]

@@ -2,21 +2,9 @@
 
 import pytest
 
-from tests.conftest import factory_device
-
 from .device_api import Api
 from .tasks import clear_log, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
-
-
-@pytest.fixture
-def ts(sim):
-    return factory_device(sim, "ts-002")
-
-
-@pytest.fixture
-def fm(sim):
-    return factory_device(sim, "fm-002")
 
 
 def state(device, parts, **args):

@@ -10,14 +10,13 @@ state and measurements) and the ids the device assigns.
 """
 
 import json
-import time
 
 import pytest
-import requests
 
 from bm_simulator.fleet import running_fleet
 
-from .conftest import Play, connection
+from .conftest import connection
+from .device_api import Api
 
 MULTICAST = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.2.2.2", "multicast_port": 5002,
                                                          "source_address": "10.9.9.9"}}}
@@ -32,64 +31,12 @@ VARIANTS = [("refuse", "complete"), ("keep", "complete"), ("refuse", "partial")]
 
 
 @pytest.fixture(scope="module", params=VARIANTS, ids=["-".join(v) for v in VARIANTS])
-def fleet(request):
+def sim(request):
     unknown_fields, fm_conf = request.param
     with running_fleet(ts=1, fm=1, time_scale=0.02, unknown_fields=unknown_fields, fm_conf=fm_conf) as runner:
         runner.keeps = unknown_fields == "keep"
         runner.fm_conf = fm_conf
         yield runner
-
-
-@pytest.fixture
-def play(fleet, collections_path, tmp_path):
-    return Play(fleet, collections_path, tmp_path)
-
-
-class Device:
-    """The device's own API as an admin, retrying what the documents say to retry (503)."""
-
-    def __init__(self, device):
-        self.device = device
-        self.base = device.base_url + "/api"
-        self.session = requests.Session()
-        body = {"role": "admin", "password": "admin"}
-        if device.kind == "fm_monitor":
-            body["keep_logged_in"] = True
-        answer = self.session.post(device.base_url + "/api" + device.login_path, json=body, timeout=5)
-        self.session.headers["Authorization"] = "Bearer " + answer.json()["token"]
-
-    def call(self, method, path, body=None):
-        for attempt in range(60):
-            response = self.session.request(method, self.base + path, json=body, timeout=10)
-            if response.status_code != 503:
-                break
-            time.sleep(0.02 * (attempt + 1))
-        assert response.status_code == 200, (method, path, response.status_code, response.text)
-        return response.json()
-
-    def get(self, path):
-        return self.call("GET", path)
-
-    def post(self, path, body=None):
-        return self.call("POST", path, body)
-
-    def reboot(self):
-        """Reboot and wait, so that settings pending until a reboot are in effect: the
-        device answers, goes away for the reboot gap, then answers again."""
-        self.post("/system/reboot")
-        self.session.close()  # connections opened before the reboot are dropped by it
-        for gone in (True, False):
-            deadline = time.monotonic() + 30
-            while (self.get_alive() is None) != gone:
-                assert time.monotonic() < deadline, "the device did not %s" % ("go away" if gone else "come back")
-                time.sleep(0.02)
-
-    def get_alive(self):
-        try:
-            response = requests.get(self.base + "/system/alive", timeout=2)  # a new connection each time
-        except requests.RequestException:
-            return None
-        return response.json()["system_uptime"] if response.status_code == 200 else None
 
 
 # -- setting every configurable field ---------------------------------------------------------
@@ -246,13 +193,13 @@ ANSWERS = {"ts_analyzer": ts_answers, "fm_monitor": fm_answers}
 
 
 @pytest.mark.parametrize("kind", ["ts_analyzer", "fm_monitor"])
-def test_device_after_reset_and_restore_answers_as_before(play, fleet, tmp_path, kind):
-    if kind == "ts_analyzer" and fleet.fm_conf == "partial":
+def test_device_after_reset_and_restore_answers_as_before(play, sim, tmp_path, kind):
+    if kind == "ts_analyzer" and sim.fm_conf == "partial":
         pytest.skip("a partial /conf is an FM monitor variant; the analyzer has no /conf")
-    device = fleet.fleet.of_kind(kind)[0]
-    fleet.call(device.reset)
-    api = Device(device)
-    CONFIGURE[kind](api, fleet.keeps)
+    device = sim.fleet.of_kind(kind)[0]
+    sim.call(device.reset)
+    api = Api(device)
+    CONFIGURE[kind](api, sim.keeps)
     api.reboot()  # settings pending until a reboot (hostname, network, logging) are in effect
     before = ANSWERS[kind](api)
     factory = tmp_path / "factory.json"
@@ -263,15 +210,15 @@ def test_device_after_reset_and_restore_answers_as_before(play, fleet, tmp_path,
                     module("device_reboot", device, state="factory_reset", confirm=True, reboot_timeout=30)],
                    device.name)
     assert not any(r.get("failed") for r in out.results), out.results
-    api = Device(device)
+    api = Api(device)
     factory.write_text(json.dumps(ANSWERS[kind](api), indent=1, sort_keys=True))
     assert differences(before, json.loads(factory.read_text())), "the factory reset changed nothing"
 
     rule, section = HALFWAY[kind]
-    fleet.call(device.faults.add, rule)
+    sim.call(device.faults.add, rule)
     restore = module("device_restore", device, src=str(saved), network=True, busy_timeout=1)
     stopped = play.run([restore], device.name)[0]
-    fleet.call(device.faults.replace, [])
+    sim.call(device.faults.replace, [])
     assert stopped.get("failed") is True, stopped
     assert stopped["not_written"][0]["section"] == section, stopped
     assert {"section": "network"} in stopped["not_written"], stopped  # not reached
@@ -280,27 +227,27 @@ def test_device_after_reset_and_restore_answers_as_before(play, fleet, tmp_path,
     assert out[1].get("failed") is not True and out[1]["changed"] is False, out[1]
     api.reboot()  # the restored network identity and logging take effect
 
-    after = ANSWERS[kind](Device(device))
+    after = ANSWERS[kind](Api(device))
     assert differences(before, after) == []
 
 
-def test_restore_leaves_a_profile_field_it_cannot_remove_with_a_warning(play, fleet, tmp_path):
+def test_restore_leaves_a_profile_field_it_cannot_remove_with_a_warning(play, sim, tmp_path):
     """A profile update merges: a field the analyzer keeps on a profile and the backup lacks
     cannot be removed. The restore says so and reports no change, in check mode and for real."""
-    if not fleet.keeps or fleet.fm_conf != "complete":
+    if not sim.keeps or sim.fm_conf != "complete":
         pytest.skip("an analyzer that keeps unknown fields (one variant is enough)")
-    device = fleet.fleet.of_kind("ts_analyzer")[0]
-    fleet.call(device.reset)
+    device = sim.fleet.of_kind("ts_analyzer")[0]
+    sim.call(device.reset)
     saved = tmp_path / "backup.json"
     assert play.run([module("device_backup", device, dest=str(saved))], device.name)[0].get("failed") is not True
-    api = Device(device)
+    api = Api(device)
     api.post("/profiles/1", {"owner": "noc"})
     assert api.get("/profiles")[0]["owner"] == "noc"
     restore = module("device_restore", device, src=str(saved))
     for check in (True, False):
-        fleet.call(device.requests.clear)
+        sim.call(device.requests.clear)
         for result in play.run([restore, restore, restore], device.name, check=check).results:
             assert result.get("failed") is not True and result["changed"] is False, result
             assert any("alert_profiles: profile 'Default': the device has field(s) owner that the backup does not"
                        in warning for warning in result.get("warnings", [])), result
-        assert fleet.call(device.writes) == []
+        assert sim.call(device.writes) == []

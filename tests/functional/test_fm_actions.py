@@ -2,8 +2,7 @@
 
 import os
 
-from .conftest import EXAMPLE_VARS, module_examples
-from .tasks import ok, task, writes
+from .tasks import ok, run_examples, task, writes
 
 BASE = 1704103200  # 2024-01-01T10:00:00Z
 
@@ -99,10 +98,7 @@ def test_documented_examples_run_as_written(play, sim, fm):
         if os.path.exists(leftover):
             os.remove(leftover)
     two_alerts(sim, fm)
-    examples = module_examples("fm_actions")
-    out = play.run(examples, fm.name, extra_vars=EXAMPLE_VARS)
-    for example, result in zip(examples, out.results):
-        assert result.get("failed") is not True, (example["name"], result)
+    out = run_examples(play, "fm_actions", fm)
     assert [r["changed"] for r in out.results] == [True, True, True]
     assert out[0]["cleared"] == 2 and out[0]["downloads"]["alerts_csv"]["dest"] == "/tmp/fm-001-alerts.csv"
     assert monitor(sim, fm) == {"tuner_id": 3, "mute": 0}

@@ -1,7 +1,6 @@
 """fm_info end to end: what it reads from a simulated FM monitor, and that it never writes."""
 
-from .conftest import EXAMPLE_VARS, module_examples
-from .tasks import ok, task, writes
+from .tasks import ok, run_examples, task, writes
 
 BASE = 1704103200  # 2024-01-01T10:00:00Z
 ALERTS = [(0, "RFL is low", 0), (1, "SNR is low", 60), (0, "SNR is low", 120), (2, "Multipath is high", 180),
@@ -99,10 +98,7 @@ def test_check_mode_reads_the_same_and_writes_nothing(play, sim, fm):
 
 def test_documented_examples_run_as_written(play, sim, fm):
     prepare(sim, fm)
-    examples = module_examples("fm_info")
-    out = play.run(examples, fm.name, extra_vars=EXAMPLE_VARS)
-    for example, result in zip(examples, out.results):
-        assert result.get("failed") is not True, (example["name"], result)
+    out = run_examples(play, "fm_info", fm)
     assert [r["changed"] for r in out.results] == [False, False, False]
     assert [a["type"] for a in out[1]["alerts"]["alerts"]] == ["RFL is low", "SNR is low", "SNR is low", "RFL is low"]
     assert "conf" not in out[2] and 5 <= len(out[2]["log"]) <= 20

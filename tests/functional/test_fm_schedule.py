@@ -1,9 +1,8 @@
 """fm_schedule end to end: ansible-playbook against a simulated FM monitor."""
 
-from .conftest import EXAMPLE_VARS, module_examples
 from .device_api import Api
 from .fm_common import tuners
-from .tasks import clear_log, ok, task, writes
+from .tasks import clear_log, ok, refused_before_any_write, run_examples, task, writes
 
 DAY = [{"time": "06:00", "state": "enabled"}, {"time": "22:00", "state": "sleep"}]
 # the same events: other order, a minute number, an hour without its leading zero, a repeat
@@ -142,19 +141,12 @@ BAD = [
 
 
 def test_bad_input_fails_before_any_write(play, sim, fm):
-    out = play.run([task("fm_schedule", fm, name="bad %d" % i, **options) for i, (options, unused) in enumerate(BAD)],
-                   fm.name)
-    for (options, message), result in zip(BAD, out.results):
-        assert result["failed"] is True, (options, result)
-        assert message in result["msg"], (message, result["msg"])
-    assert writes(sim, fm, status=True) == []
+    refused_before_any_write(play, sim, fm, [(task("fm_schedule", fm, name="bad %d" % i, **options), message)
+                                             for i, (options, message) in enumerate(BAD)])
 
 
 def test_documented_examples_run_as_written(play, sim, fm):
-    examples = module_examples("fm_schedule")
-    out = play.run(examples, fm.name, extra_vars=EXAMPLE_VARS)
-    for example, result in zip(examples, out.results):
-        assert result.get("failed") is not True, (example["name"], result)
+    out = run_examples(play, "fm_schedule", fm)
     assert [r["changed"] for r in out.results] == [True, True, True]
     stored = schedules(sim, fm)
     assert stored[0]["active"] is True and stored[0]["events"]["wednesday"] == STORED_DAY

@@ -3,13 +3,13 @@
 import threading
 
 import pytest
-import requests
 
 from bm_simulator.fleet import running_fleet
 
-from .conftest import EXAMPLE_VARS, Play, module_examples
+from .conftest import Play
+from .device_api import USER, Api
 from .fm_common import seed_stations, stations, tuners
-from .tasks import ok, task, writes
+from .tasks import ok, refused_before_any_write, run_examples, task, writes
 
 
 def test_scan_adds_stations_once_and_check_mode_only_says_it_would_scan(play, sim, fm):
@@ -67,21 +67,14 @@ BAD = [
 
 
 def test_bad_input_fails_before_any_write(play, sim, fm):
-    out = play.run([task("fm_station", fm, name="bad %d" % i, **options) for i, (options, unused) in enumerate(BAD)],
-                   fm.name)
-    for (options, message), result in zip(BAD, out.results):
-        assert result["failed"] is True, (options, result)
-        assert message in result["msg"], (message, result["msg"])
-    assert writes(sim, fm, status=True) == []
+    refused_before_any_write(play, sim, fm, [(task("fm_station", fm, name="bad %d" % i, **options), message)
+                                             for i, (options, message) in enumerate(BAD)])
     checked = play.run([task("fm_station", fm, state="scanned", tuner_id=9)], fm.name, check=True)[0]
     assert checked["failed"] is True and "tuner_id: the device has no tuner 9 (it has 0 to 7)" in checked["msg"]
 
 
 def test_documented_examples_run_as_written(play, sim, fm):
-    examples = module_examples("fm_station")
-    out = play.run(examples, fm.name, extra_vars=EXAMPLE_VARS)
-    for example, result in zip(examples, out.results):
-        assert result.get("failed") is not True, (example["name"], result)
+    out = run_examples(play, "fm_station", fm)
     assert [r["changed"] for r in out.results] == [True, True, True, True]
     first = out[0]["stations"][0]
     tuner = tuners(sim, fm)[1]
@@ -111,10 +104,8 @@ def test_requests_to_a_scanning_tuner_wait_for_the_scan(slow_sim, collections_pa
     writers take turns through the device lock) makes the scanning tuner answer 503: the
     modules wait it out (busy_timeout) while the other tuners answer."""
     device = slow_sim.fleet.by_name("fm-001")
-    base = device.base_url + "/api"
-    token = requests.post(base + "/login", json={"role": "user", "password": "user"}, timeout=5).json()["token"]
-    scan = threading.Thread(target=lambda: requests.post(base + "/tuner/0/scan", headers={
-        "Authorization": "Bearer " + token}, timeout=60))
+    api = Api(device, **USER)
+    scan = threading.Thread(target=lambda: api.post("/tuner/0/scan", timeout=60))
     scan.start()
     try:
         out = play_while_scanning(slow_sim, collections_path, tmp_path, device)

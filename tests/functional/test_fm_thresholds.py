@@ -1,8 +1,7 @@
 """fm_thresholds end to end: ansible-playbook against a simulated FM monitor."""
 
-from .conftest import EXAMPLE_VARS, module_examples
 from .fm_common import tuners
-from .tasks import clear_log, ok, task, writes
+from .tasks import clear_log, ok, refused_before_any_write, run_examples, task, writes
 
 COMMON = {"rssi_interval": 5, "rssi": {"min": 25, "margin": 3}, "snr": {"min": 15}, "rds": {"sync_lost": True}}
 TUNER_3 = {"tuner_id": 3, "multipath": {"max": 40}}
@@ -94,19 +93,12 @@ BAD = [
 
 
 def test_bad_input_fails_before_any_write(play, sim, fm):
-    out = play.run([task("fm_thresholds", fm, name="bad %d" % i, **options) for i, (options, unused) in enumerate(BAD)],
-                   fm.name)
-    for (options, message), result in zip(BAD, out.results):
-        assert result["failed"] is True, (options, result)
-        assert message in result["msg"], (message, result["msg"])
-    assert writes(sim, fm, status=True) == []
+    refused_before_any_write(play, sim, fm, [(task("fm_thresholds", fm, name="bad %d" % i, **options), message)
+                                             for i, (options, message) in enumerate(BAD)])
 
 
 def test_documented_examples_run_as_written(play, sim, fm):
-    examples = module_examples("fm_thresholds")
-    out = play.run(examples, fm.name, extra_vars=EXAMPLE_VARS)
-    for example, result in zip(examples, out.results):
-        assert result.get("failed") is not True, (example["name"], result)
+    out = run_examples(play, "fm_thresholds", fm)
     assert [r["changed"] for r in out.results] == [True, True, False]
     assert out[2]["gathered"][5]["snr"]["min"] == "disabled"
     assert out[2]["gathered"][3]["multipath"]["max"] == 40

@@ -1,8 +1,8 @@
 """fm_tuner end to end: ansible-playbook against a simulated FM monitor."""
 
-from .conftest import EXAMPLE_VARS, connection, module_examples
+from .conftest import connection
 from .fm_common import seed_stations, tuners
-from .tasks import clear_log, ok, task, writes
+from .tasks import clear_log, ok, refused_before_any_write, run_examples, task, writes
 
 RADIO_ONE = {"tuner_id": 0, "name": "Radio One", "frequency": 94800, "operating_state": "enabled", "muted": True,
              "stream": {"enabled": True, "url": "udp://239.10.0.1:5004", "codec": "aac", "bitrate": 192}}
@@ -126,12 +126,8 @@ BAD = [
 
 
 def test_bad_input_fails_before_any_write(play, sim, fm):
-    out = play.run([task("fm_tuner", fm, name="bad %d" % i, **options) for i, (options, unused) in enumerate(BAD)],
-                   fm.name)
-    for (options, message), result in zip(BAD, out.results):
-        assert result["failed"] is True, (options, result)
-        assert message in result["msg"], (message, result["msg"])
-    assert writes(sim, fm, status=True) == []
+    refused_before_any_write(play, sim, fm, [(task("fm_tuner", fm, name="bad %d" % i, **options), message)
+                                             for i, (options, message) in enumerate(BAD)])
 
 
 def test_user_role_sets_what_it_may_and_is_told_what_needs_admin(play, sim, fm):
@@ -165,10 +161,7 @@ def test_connection_options_set_once_for_the_fm_group(play, sim, fm):
 
 
 def test_documented_examples_run_as_written(play, sim, fm):
-    examples = module_examples("fm_tuner")
-    out = play.run(examples, fm.name, extra_vars=EXAMPLE_VARS)
-    for example, result in zip(examples, out.results):
-        assert result.get("failed") is not True, (example["name"], result)
+    out = run_examples(play, "fm_tuner", fm)
     assert [r["changed"] for r in out.results] == [True, True, False, True]
     assert [t["name"] for t in out[2]["gathered"][:2]] == ["Radio One", "Radio Two (backup)"]
     stored = tuners(sim, fm)

@@ -7,14 +7,13 @@ import os
 import re
 
 import pytest
-import requests
 import yaml
 
 from bm_simulator import swu
 from bm_simulator.fleet import running_fleet
 from bm_simulator.ts import PRIORITY_1
 
-from .device_api import Api
+from .device_api import Api, login
 from .conftest import run_playbook
 from .test_backup import configure_fm, configure_ts
 
@@ -38,11 +37,6 @@ def task_outcomes(output, name):
 def free_frequency(band):
     """An FM frequency (kHz) with no station on the air around the device (simulator's band)."""
     return next(f for f in range(87600, 108000, 100) if all(abs(f - s) >= 300 for s in band))
-
-
-def login_status(device, password):
-    url = "http://%s:%d/api%s" % (device.address, device.port, device.login_path)
-    return requests.post(url, json={"role": "admin", "password": password}, timeout=5).status_code
 
 
 SETUP = [{
@@ -100,7 +94,7 @@ def test_fleet_backup_then_reprovision_factory_reset_devices(fleet, collections_
     # -- the units are replaced: factory state at the factory (home) address -------------
     for device in devices:
         fleet.call(device.reset)
-        assert device.address == home[device.name] and login_status(device, "admin") == 200
+        assert device.address == home[device.name] and login(device, "admin").status_code == 200
     restore = {"broadcast_monitoring_password": FLEET_PASSWORD, "restore_backup_dir": str(backups),
                "restore_probe_timeout": 1, "restore_reboot_timeout": 30,
                # the second restore is in place, with snapshots: the simulated streams' short
@@ -118,7 +112,7 @@ def test_fleet_backup_then_reprovision_factory_reset_devices(fleet, collections_
     assert task_outcomes(output, "Snapshot after the restore") == {"ts-001": "ok", "fm-001": "ok"}, output
     for device in devices:
         assert device.address == identity[device.name]
-        assert login_status(device, FLEET_PASSWORD) == 200 and login_status(device, "admin") != 200
+        assert login(device, FLEET_PASSWORD).status_code == 200 and login(device, "admin").status_code != 200
         fleet.call(device.requests.clear)
 
     # -- restoring again changes nothing; a new backup equals the old one byte for byte ---

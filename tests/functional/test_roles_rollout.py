@@ -7,13 +7,13 @@ import threading
 import time
 
 import pytest
-import requests
 
 from bm_simulator import swu
 from bm_simulator.fleet import running_fleet
 from bm_simulator.ts import PRIORITY_1
 
 from .conftest import ROOT, run_playbook
+from .device_api import Api
 
 PLAYBOOK = os.path.join(ROOT, "playbooks", "firmware_rollout.yml")
 
@@ -29,14 +29,6 @@ def fleet(request):
 def run_rollout(fleet, collections_path, workdir, host_vars=None, all_vars=None, extra_vars=None, check=False):
     return run_playbook(fleet, collections_path, workdir, PLAYBOOK, all_vars=all_vars, host_vars=host_vars,
                         extra_vars=extra_vars, options=["--check"] if check else [])
-
-
-def firmware_version(device):
-    login = device.base_url + "/api" + device.login_path
-    token = requests.post(login, json={"role": "admin", "password": "admin"}, timeout=5).json()["token"]
-    path = "/system/device" if device.kind == "ts_analyzer" else "/status"
-    body = requests.get(device.base_url + "/api" + path, headers={"Authorization": "Bearer " + token}, timeout=5).json()
-    return body["firmware_version"] if device.kind == "ts_analyzer" else body["versions"]["package_ver"]
 
 
 @pytest.fixture
@@ -63,17 +55,17 @@ def test_rollout_halts_at_the_refused_bundle_and_leaves_the_rest_untouched(fleet
     # serial 1: ts-001 upgraded, ts-002 refused the bundle, the play stopped there
     logins = [r for r in fleet.call(lambda: list(devices[0].requests)) if r["kind"] == "login"]
     assert len(logins) == 1  # one login per device per play: every module got the token
-    assert firmware_version(devices[0]) == "2.4.1"
+    assert Api(devices[0]).firmware_version() == "2.4.1"
     assert hosts["ts-001"]["failed"] == 0 and hosts["ts-001"]["changed"] >= 1, output
     assert hosts["ts-002"]["failed"] == 1, output
     assert "the device refused the bundle" in output and "altered bundle" in output
-    assert firmware_version(devices[1]) == "1.0.0"
+    assert Api(devices[1]).firmware_version() == "1.0.0"
     assert sorted(name.rsplit("-", 1)[0] for name in os.listdir(backups / "pre-upgrade")) == [
         "ts-001-1.0.0", "ts-002-1.0.0"]
     for device in devices[2:]:
         assert device.name not in hosts, output  # never reached
         assert fleet.call(lambda d=device: list(d.requests)) == []  # not even a login
-        assert firmware_version(device) == "1.0.0"
+        assert Api(device).firmware_version() == "1.0.0"
     assert os.listdir(backups) == ["pre-upgrade"]
 
 
@@ -89,11 +81,11 @@ def test_rollout_of_the_installed_version_does_nothing(fleet, collections_path, 
     code, output, hosts = run_rollout(fleet, collections_path, tmp_path, check=True, **settings)
     assert code == 0, output
     assert all(fleet.call(d.writes) == [] for d in devices)
-    assert all(firmware_version(d) == "1.0.0" for d in devices)
+    assert all(Api(d).firmware_version() == "1.0.0" for d in devices)
     code, output, hosts = run_rollout(fleet, collections_path, tmp_path, **settings)
     assert code == 0, output
     assert [hosts[d.name]["changed"] for d in devices] == [2, 2], output  # backup, upgrade
-    assert all(firmware_version(d) == "2.4.1" for d in devices)
+    assert all(Api(d).firmware_version() == "2.4.1" for d in devices)
     for device in devices:
         fleet.call(device.requests.clear)
     code, output, hosts = run_rollout(fleet, collections_path, tmp_path, **settings)
@@ -107,19 +99,13 @@ def test_rollout_of_the_installed_version_does_nothing(fleet, collections_path, 
 def quiet_inputs(device):
     """Two receiving inputs under a profile that leaves out the simulated streams' random
     priority-1 errors (thresholds above any count of one event): only a lost stream shows."""
-    login = device.base_url + "/api" + device.login_path
-    token = requests.post(login, json={"role": "admin", "password": "admin"}, timeout=5).json()["token"]
-    session = requests.Session()
-    session.headers["Authorization"] = "Bearer " + token
-    api = device.base_url + "/api"
+    api = Api(device)
     entries = [{"error_name": error, "threshold": 100} for error in PRIORITY_1]
-    profile = session.post(api + "/profiles", json={"name": "Quiet", "entries": entries}, timeout=5).json()["id"]
+    profile = api.post("/profiles", {"name": "Quiet", "entries": entries})["id"]
     for index, name in enumerate(("News", "Sport")):
         source = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1",
                                                               "multicast_port": 5000 + index}}}
-        answer = session.post(api + "/inputs", json={"name": name, "config": source,
-                                                     "alerts_config": {"profile_id": profile}}, timeout=5)
-        assert answer.status_code == 200, answer.text
+        api.add_input(name, source, profile)
 
 
 def test_rollout_stops_at_the_device_whose_upgrade_broke_an_input(fleet, collections_path, tmp_path, bundles):
@@ -163,7 +149,7 @@ def test_rollout_stops_at_the_device_whose_upgrade_broke_an_input(fleet, collect
     assert "input Sport (id 2)" in output and "ts-003" not in hosts, output
     assert "[check receiving]" in output and "waive the check(s) with firmware_rollout_snapshot_ignore: [" in output
     assert fleet.call(lambda: list(devices[2].requests)) == []  # not even a login
-    assert [firmware_version(d) for d in devices] == ["2.4.1", "2.4.1", "1.0.0"]
+    assert [Api(d).firmware_version() for d in devices] == ["2.4.1", "2.4.1", "1.0.0"]
     report = json.loads((reports / "firmware_rollout.json").read_text())
     status = {d["host"]: d["status"] for d in report["devices"]}
     assert status == {"ts-001": "upgraded", "ts-002": "regression", "ts-003": "not reached"}, report
@@ -227,7 +213,7 @@ def test_rollout_refuses_a_wrong_type_bundle_and_a_downgrade_before_any_upload(m
         assert "set firmware_rollout_allow_downgrade=true to go back to it" in output, output
     assert upload_requests(mixed, fm) == [] and upload_requests(mixed, ts) == []
     assert mixed.call(fm.writes) == [] and mixed.call(ts.writes) == []
-    assert (firmware_version(fm), firmware_version(ts)) == ("1.0.0", "3.1.0")
+    assert (Api(fm).firmware_version(), Api(ts).firmware_version()) == ("1.0.0", "3.1.0")
     report = json.loads((reports / "firmware_rollout.json").read_text())
     assert [(d["host"], d["status"]) for d in report["devices"]] == [("ts-002", "bundle refused")], report
     assert "a downgrade" in report["devices"][0]["message"]
@@ -238,7 +224,7 @@ def test_rollout_refuses_a_wrong_type_bundle_and_a_downgrade_before_any_upload(m
                                       extra_vars={"broadcast_monitoring_password": "admin",
                                                   "firmware_rollout_hosts": "ts-002"})
     assert code == 0, output
-    assert firmware_version(ts) == "2.4.1" and len(upload_requests(mixed, ts)) == 1
+    assert Api(ts).firmware_version() == "2.4.1" and len(upload_requests(mixed, ts)) == 1
     backups = os.listdir(tmp_path / "backups" / "pre-upgrade")
     assert len(backups) == 1 and backups[0].startswith("ts-002-3.1.0-"), backups
     kept = json.loads((tmp_path / "backups" / "pre-upgrade" / backups[0]).read_text())
@@ -268,7 +254,7 @@ def test_mixed_fleet_gets_one_bundle_per_type_and_keeps_its_history(mixed, colle
     code, output, hosts = run_rollout(mixed, collections_path, tmp_path, extra_vars=password,
                                       all_vars=dict(settings, firmware_rollout_bundle=str(folder)))
     assert code == 0, output
-    assert [firmware_version(d) for d in devices] == ["2.4.1", "2.4.1", "3.1.0"]
+    assert [Api(d).firmware_version() for d in devices] == ["2.4.1", "2.4.1", "3.1.0"]
     pre_upgrade = {name: (backups / "pre-upgrade" / name).read_text() for name in os.listdir(backups / "pre-upgrade")}
     assert sorted(name.rsplit("-", 1)[0] for name in pre_upgrade) == ["fm-001-1.0.0", "ts-001-1.0.0", "ts-002-1.0.0"]
     assert all(json.loads(text)["device"]["firmware_version"] == "1.0.0" for text in pre_upgrade.values())

@@ -13,27 +13,22 @@ import pytest
 
 from bm_simulator.fleet import running_fleet
 
-from .conftest import Play, connection, example_state
+from .conftest import connection, example_state
 from .tasks import writes
 
 VARIANTS = ("extra", "reordered", "sparse", "aliases")
 
 
 @pytest.fixture(scope="module", params=VARIANTS)
-def fleet(request):
+def sim(request):
     with running_fleet(ts=1, fm=1, time_scale=0.02, shape=request.param) as runner:
         runner.shape = request.param
         yield runner
 
 
-@pytest.fixture
-def play(fleet, collections_path, tmp_path):
-    return Play(fleet, collections_path, tmp_path)
-
-
 @pytest.mark.parametrize("device_type", ["ts_analyzer", "fm_monitor"])
-def test_every_writing_module_settles_and_check_mode_writes_nothing(play, fleet, device_type):
-    device = fleet.fleet.of_kind(device_type)[0]
+def test_every_writing_module_settles_and_check_mode_writes_nothing(play, sim, device_type):
+    device = sim.fleet.of_kind(device_type)[0]
     state = {"name": "declared state", "broadcast.monitoring.device_state": dict(
         connection(device), device_type=device_type, purge=True, parts=example_state(device_type))}
     info = "ts_info" if device_type == "ts_analyzer" else "fm_info"
@@ -41,20 +36,20 @@ def test_every_writing_module_settles_and_check_mode_writes_nothing(play, fleet,
     first = play.run([state, gather], device.name)
     assert first[0].get("failed") is not True and first[0]["changed"] is True, first[0]
     assert first[1].get("failed") is not True and "failed_subsets" not in first[1], first[1]
-    fleet.call(device.requests.clear)
+    sim.call(device.requests.clear)
     again = play.run([state], device.name)[0]
     assert again.get("failed") is not True and again["changed"] is False, {
         part: result.get("changes") or result.get("diff") for part, result in again["parts"].items()
         if result.get("changed")}
-    assert writes(fleet, device) == []
+    assert writes(sim, device) == []
     checked = play.run([state], device.name, check=True)[0]
     assert checked.get("failed") is not True and checked["changed"] is False, checked
-    assert writes(fleet, device) == []
+    assert writes(sim, device) == []
 
 
 @pytest.mark.parametrize("device_type", ["ts_analyzer", "fm_monitor"])
-def test_a_backup_does_not_depend_on_the_order_of_the_answers(play, fleet, tmp_path, device_type):
-    device = fleet.fleet.of_kind(device_type)[0]
+def test_a_backup_does_not_depend_on_the_order_of_the_answers(play, sim, tmp_path, device_type):
+    device = sim.fleet.of_kind(device_type)[0]
     first, second = tmp_path / "first.json", tmp_path / "second.json"
     backup = {"broadcast.monitoring.device_backup": dict(connection(device), dest=str(first))}
     assert play.run([backup], device.name)[0].get("failed") is not True
@@ -83,19 +78,19 @@ def differing(before, after, path=""):
 
 
 @pytest.mark.parametrize("device_type", ["ts_analyzer", "fm_monitor"])
-def test_the_compatibility_report_names_the_fields_the_collection_does_not_read(play, fleet, device_type):
-    device = fleet.fleet.of_kind(device_type)[0]
+def test_the_compatibility_report_names_the_fields_the_collection_does_not_read(play, sim, device_type):
+    device = sim.fleet.of_kind(device_type)[0]
     out = play.run([{"broadcast.monitoring.device_compatibility": dict(connection(device), device_type=device_type)}],
                    device.name)[0]
     assert out.get("failed") is not True and out["compatible"] is True, out
     extra = {e["path"]: e["extra"] for e in out["endpoints"]}
-    if fleet.shape == "extra":
+    if sim.shape == "extra":
         # (an empty list answer, e.g. no inputs yet when this test runs alone, has no object to carry it)
         assert all("vendor_extension" in fields for fields in extra.values() if fields), extra
     else:
         assert not any("vendor_extension" in fields for fields in extra.values()), extra
     aliases = out["summary"]["aliases"]
-    if fleet.shape == "aliases" and device_type == "fm_monitor":
+    if sim.shape == "aliases" and device_type == "fm_monitor":
         assert any(alias.endswith("streamer_uptime as xcast_uptime") for alias in aliases), out["summary"]
         # fm_info reports the document's names whichever the firmware used
         status = play.run([{"broadcast.monitoring.fm_info": dict(connection(device), gather_subset=["status"])}],

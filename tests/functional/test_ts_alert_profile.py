@@ -3,8 +3,7 @@
 from bm_simulator.ts import ERROR_NAMES, PRIORITY_1
 
 from .device_api import Api
-from .tasks import checked, clear_log, task, writes
-from .conftest import EXAMPLE_VARS, module_examples
+from .tasks import checked, clear_log, refused_before_any_write, run_examples, task, writes
 
 STRICT = {"name": "Strict", "errors": {
     "continuity_count_error": {"alert_type": "critical", "snmp_trap": True, "threshold": 5},
@@ -123,18 +122,12 @@ def test_bad_input_and_refused_deletions_fail_before_any_write(play, sim, ts):
          "profile 'Default' (not listed, so state=overridden deletes it): the factory profile cannot be deleted"),
         ([], "deleted", "profile 'In use' (config is empty, so state=deleted deletes every profile): cannot be"),
     ]
-    out = play.run([run(dict(state=state, config=config), ts) for config, state, message in bad], ts.name)
-    for (config, state, message), result in zip(bad, out.results):
-        assert result.get("failed") is True, (message, result)
-        assert message in result["msg"], (message, result["msg"])
-    assert writes(sim, ts) == []
+    refused_before_any_write(play, sim, ts, [(run(dict(state=state, config=config), ts), message)
+                                             for config, state, message in bad])
 
 
 def test_documented_examples_run_as_written(play, sim, ts):
-    examples = module_examples("ts_alert_profile")
-    out = play.run(examples, ts.name, extra_vars=EXAMPLE_VARS)
-    for example, result in zip(examples, out.results):
-        assert result.get("failed") is not True, (example["name"], result)
+    out = run_examples(play, "ts_alert_profile", ts)
     assert [r["changed"] for r in out.results] == [True, True, False, True]
     assert [p["name"] for p in out[2]["gathered"]] == ["Default", "Contribution"]
     assert [p["name"] for p in Api(ts).get("/profiles")] == ["Default"]

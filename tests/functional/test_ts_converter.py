@@ -1,8 +1,7 @@
 """ts_converter end to end: ansible-playbook against a simulated analyzer."""
 
 from .device_api import Api
-from .tasks import checked, clear_log, task, writes
-from .conftest import EXAMPLE_VARS, module_examples
+from .tasks import checked, clear_log, refused_before_any_write, run_examples, task, writes
 
 SEND = {"asi_port": 1, "running": True, "multicast_address": "239.10.0.1", "multicast_port": 5000,
         "interface": "eth1", "ttl": 16}
@@ -75,17 +74,10 @@ def test_bad_input_fails_before_any_write(play, sim, ts):
         ("merged", [dict(SEND, interface="eth7")], "value of interface must be one of: eth0, eth1"),
         ("deleted", [SEND], "value of state must be one of: merged, replaced, gathered"),
     ]
-    out = play.run([converter(ts, state, config) for state, config, message in bad], ts.name)
-    for (state, config, message), result in zip(bad, out.results):
-        assert result.get("failed") is True, (message, result)
-        assert message in result["msg"], (message, result["msg"])
-    assert writes(sim, ts) == []
+    refused_before_any_write(play, sim, ts, [(converter(ts, state, config), message) for state, config, message in bad])
 
 
 def test_documented_examples_run_as_written(play, sim, ts):
-    examples = module_examples("ts_converter")
-    out = play.run(examples, ts.name, extra_vars=EXAMPLE_VARS)
-    for example, result in zip(examples, out.results):
-        assert result.get("failed") is not True, (example["name"], result)
+    out = run_examples(play, "ts_converter", ts)
     assert [r["changed"] for r in out.results] == [True, True, False]
     assert out[2]["gathered"][0] == dict(SEND, ttl=32)

@@ -5,8 +5,7 @@ import pytest
 from tests.conftest import factory_device
 
 from .device_api import USER, Api
-from .tasks import checked, clear_log, task, writes
-from .conftest import EXAMPLE_VARS, module_examples
+from .tasks import checked, clear_log, refused_before_any_write, run_examples, task, writes
 
 SUBSETS = ["system_status", "system_device", "inputs", "pids", "tables", "epg", "epg_parameters", "rf_metrics",
            "statistics", "statistics_archive", "cas", "alerts", "ip_alerts", "metric_ranges", "metrics", "snmp",
@@ -110,11 +109,7 @@ def test_bad_options_fail_clearly(play, sim, ts):
          "known_tables[0].input: the analyzer has no input 'Nope'"),
         (dict(gather_subset=["epg"], epg={"eit_type": "now"}), "value of eit_type must be one of"),
     ]
-    out = play.run([info(ts, **args) for args, message in bad], ts.name)
-    for (args, message), result in zip(bad, out.results):
-        assert result.get("failed") is True, (message, result)
-        assert message in result["msg"], (message, result["msg"])
-    assert writes(sim, ts) == []
+    refused_before_any_write(play, sim, ts, [(info(ts, **args), message) for args, message in bad])
 
 
 @pytest.fixture(params=[403, 401], ids=["role-denied-403", "role-denied-401"])
@@ -154,10 +149,7 @@ def test_user_role_reads_and_gets_a_clear_error_from_writing_modules(play, sim, 
 
 
 def test_documented_examples_run_as_written(play, sim, ts):
-    examples = module_examples("ts_info")
-    out = play.run(examples, ts.name, extra_vars=EXAMPLE_VARS)
-    for example, result in zip(examples, out.results):
-        assert result.get("failed") is not True, (example["name"], result)
+    out = run_examples(play, "ts_info", ts)
     assert [r["changed"] for r in out.results] == [False, False, False]
     assert out[0]["gathered_subsets"] == ["system_status", "system_device", "inputs"]
     assert "system_log" not in out[1]["gathered_subsets"] and "snmp" in out[1]["gathered_subsets"]

@@ -1,11 +1,10 @@
 """ts_input end to end: ansible-playbook against a simulated analyzer."""
 
 import pytest
-import requests
 
 from .device_api import Api
-from .conftest import EXAMPLE_VARS, connection, module_examples
-from .tasks import clear_log, task, write_log
+from .conftest import connection
+from .tasks import clear_log, run_examples, task, write_log
 from .tasks import writes as write_paths
 
 MUX = {"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000, "source_address": "10.0.0.7"}},
@@ -48,9 +47,7 @@ def test_create_then_idempotent_then_update(play, sim, ts):
 
 def ts_inputs(play, device):
     """The analyzer's inputs as the device reports them (GET /inputs over HTTP)."""
-    base = device.base_url + "/api"
-    token = requests.post(base + "/user/login", json={"role": "admin", "password": "admin"}, timeout=5).json()["token"]
-    return requests.get(base + "/inputs", headers={"Authorization": "Bearer " + token}, timeout=5).json()
+    return Api(device).get("/inputs")
 
 
 def test_overridden_deletes_unlisted_and_merged_keeps_them(play, sim, ts):
@@ -206,12 +203,8 @@ def test_no_password_or_token_in_output_at_high_verbosity(play, sim, ts, tmp_pat
 
 
 def test_documented_examples_run_as_written(play, sim, ts):
-    examples = module_examples("ts_input")
-    assert len(examples) >= 4
-    out = play.run(examples, ts.name, extra_vars=EXAMPLE_VARS)
-    for example, result in zip(examples, out.results):
-        assert result.get("failed") is not True, (example["name"], result)
-    assert [r["changed"] for r in out.results] == [True, True, False, True]
+    out = run_examples(play, "ts_input", ts)
+    assert [r["changed"] for r in out.results] == [True, True, False, True]  # four examples
     assert [i["name"] for i in out[2]["gathered"]] == ["Mux 1", "ASI backup"]
     assert [i["name"] for i in ts_inputs(play, ts)] == ["Mux 1"]
 

@@ -3,7 +3,7 @@
 import pytest
 
 from .device_api import Api
-from .tasks import checked, clear_log, task, writes
+from .tasks import checked, clear_log, refused_before_any_write, task, writes
 
 MUX = {"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}}}
 MUX_CONFIG = {"eth": {"stream_protocol": 0, "multicast": {"multicast_address": "239.1.1.1", "multicast_port": 5000}}}
@@ -73,11 +73,7 @@ def test_bad_input_fails_before_any_write(play, sim, ts):
         ([dict(MUX, thumbnails={"enabled": True})], "enabled is True but all of the following are missing: pid"),
         ([dict(MUX, scte35="sometimes")], "scte35"),
     ]
-    out = play.run([inputs(ts, "merged", config) for config, message in bad], ts.name)
-    for (config, message), result in zip(bad, out.results):
-        assert result.get("failed") is True, (message, result)
-        assert message in result["msg"], (message, result["msg"])
-    assert writes(sim, ts) == []
+    refused_before_any_write(play, sim, ts, [(inputs(ts, "merged", config), message) for config, message in bad])
 
 
 @pytest.fixture(params=["refuse", "keep"])

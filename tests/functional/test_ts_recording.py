@@ -7,7 +7,7 @@ import re
 import time
 
 from .device_api import Api
-from .tasks import checked, clear_log, task, writes
+from .tasks import checked, clear_log, refused_before_any_write, succeeded, task, writes
 from .conftest import EXAMPLE_VARS, module_examples
 
 
@@ -122,11 +122,7 @@ def test_bad_input_and_busy_card_fail_before_any_write(play, sim, ts, tmp_path):
         (dict(operation="start"), "operation is start but all of the following are missing: input"),
         (dict(operation="delete"), "operation is delete but all of the following are missing: filename"),
     ]
-    out = play.run([task("ts_recording", ts, **args) for args, message in bad], ts.name)
-    for (args, message), result in zip(bad, out.results):
-        assert result.get("failed") is True, (message, result)
-        assert message in result["msg"], (message, result["msg"])
-    assert writes(sim, ts) == []
+    refused_before_any_write(play, sim, ts, [(task("ts_recording", ts, **args), message) for args, message in bad])
 
 
 def test_documented_examples_run_as_written(play, sim, ts):
@@ -134,8 +130,7 @@ def test_documented_examples_run_as_written(play, sim, ts):
     examples = module_examples("ts_recording")
     out = play.run(examples, ts.name, extra_vars=EXAMPLE_VARS)
     try:
-        for example, result in zip(examples, out.results):
-            assert result.get("failed") is not True, (example["name"], result)
+        succeeded(examples, out)
         fetched = out[2]["file"]
         assert fetched["dest"] == "/tmp/" + out[0]["recording"]["filename"]
         assert fetched["size"] <= 20 * 10 ** 6

@@ -1,8 +1,7 @@
 """ts_snmp end to end: ansible-playbook against a simulated analyzer."""
 
 from .device_api import Api
-from .tasks import checked, clear_log, task, writes
-from .conftest import EXAMPLE_VARS, module_examples
+from .tasks import checked, clear_log, refused_before_any_write, run_examples, task, writes
 
 
 def snmp(device, **args):
@@ -64,18 +63,11 @@ def test_bad_input_fails_before_any_write(play, sim, ts):
          "trap_addresses: the analyzer takes at most 16 addresses; with lists=add there would be 17"),
         (dict(lists="merge"), "value of lists must be one of: add, remove, replace"),
     ]
-    out = play.run([snmp(ts, **args) for args, message in bad], ts.name)
-    for (args, message), result in zip(bad, out.results):
-        assert result.get("failed") is True, (message, result)
-        assert message in result["msg"], (message, result["msg"])
-    assert writes(sim, ts) == []
+    refused_before_any_write(play, sim, ts, [(snmp(ts, **args), message) for args, message in bad])
 
 
 def test_documented_examples_run_as_written(play, sim, ts):
-    examples = module_examples("ts_snmp")
-    out = play.run(examples, ts.name, extra_vars=EXAMPLE_VARS)
-    for example, result in zip(examples, out.results):
-        assert result.get("failed") is not True, (example["name"], result)
+    out = run_examples(play, "ts_snmp", ts)
     assert [r["changed"] for r in out.results] == [True, True, True]
     assert Api(ts).get("/snmp/settings") == {"enabled": True, "listen_addresses": ["0.0.0.0"],
                                              "trap_addresses": ["10.0.0.100:162"]}

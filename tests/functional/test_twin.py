@@ -29,7 +29,8 @@ from bm_simulator import twin
 from bm_simulator.fleet import running_fleet
 
 from .conftest import ROOT, ansible_playbook, recap
-from .test_disaster_recovery import Device, configure_fm, configure_ts
+from .device_api import Api
+from .test_disaster_recovery import configure_fm, configure_ts
 from .test_onboard import load_vars
 
 UNITS = ("ts-001", "fm-001")
@@ -44,7 +45,7 @@ def units():
     """The units on site: set by hand, one input's stream and one enabled tuner's signal lost."""
     with running_fleet(ts=1, fm=1, time_scale=0.02, unknown_fields="keep") as runner:
         ts, fm = runner.fleet.by_name("ts-001"), runner.fleet.by_name("fm-001")
-        analyzer, monitor = Device(ts), Device(fm)
+        analyzer, monitor = Api(ts), Api(fm)
         configure_ts(analyzer, True)
         analyzer.post("/system/network", SITE_NETWORK)
         configure_fm(monitor, True)

@@ -4,24 +4,12 @@ and renders docs/reliability.md from the figures its tests record."""
 
 import os
 
-import pytest
-
 from tests.functional import conftest as functional
-from tests.functional.conftest import LEAK_WATCH, Play, collections_dir
+from tests.functional.conftest import LEAK_WATCH
 from tests.reliability import figures
 
-#: the functional suite's fixture: this suite's session gets a fleet of its own from it
-sim = functional.sim
-
-
-@pytest.fixture(scope="session")
-def collections_path(tmp_path_factory):
-    return collections_dir(tmp_path_factory)
-
-
-@pytest.fixture
-def play(sim, collections_path, tmp_path):
-    return Play(sim, collections_path, tmp_path)
+#: the functional suite's fixtures: this suite's session gets a fleet of its own from them
+sim, collections_path, play = functional.sim, functional.collections_path, functional.play
 
 
 def pytest_sessionfinish(session, exitstatus):

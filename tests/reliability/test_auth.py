@@ -3,9 +3,9 @@ reset, and the user role on every writing module: each is its own clear error, a
 is written."""
 
 import pytest
-import requests
 
 from tests.reliability import figures
+from tests.functional.device_api import Api
 from tests.functional.tasks import task
 
 SECTION = "auth"
@@ -67,12 +67,9 @@ def test_the_user_role_on_every_writing_module_gets_the_admin_role_error(play, s
 
 
 def test_wrong_password_wrong_role_and_a_stale_token_are_distinct_errors(play, sim, ts):
-    login = ts.base_url + "/api" + ts.login_path
-    stale = requests.post(login, json={"role": "admin", "password": "admin"}, timeout=5).json()["token"]
+    stale = Api(ts).token
     sim.call(ts.reset)  # a factory reset invalidates every token issued before
-    admin = requests.post(login, json={"role": "admin", "password": "admin"}, timeout=5).json()["token"]
-    requests.post(ts.base_url + "/api/user/password", json={"role": "user", "password": "changed-1"},
-                  headers={"Authorization": "Bearer " + admin}, timeout=5).raise_for_status()
+    Api(ts).post("/user/password", {"role": "user", "password": "changed-1"})
     cases = {
         "wrong password": task("ts_input", ts, password="not-the-password", config=[MUX]),
         "user role with the admin password": task("ts_input", ts, role="user", password="admin", config=[MUX]),

@@ -8,10 +8,10 @@ were written and which were not.
 """
 
 import pytest
-import requests
 
 from tests.reliability import figures
 from tests.functional.conftest import connection
+from tests.functional.device_api import Api
 
 SECTION = "faults"
 
@@ -31,11 +31,8 @@ def inject(sim, device, **rule):
 
 def inputs_on(device):
     """The analyzer's inputs by name, read over HTTP, with how many carry each name."""
-    base = device.base_url + "/api"
-    token = requests.post(base + "/user/login", json={"role": "admin", "password": "admin"}, timeout=5).json()["token"]
-    listed = requests.get(base + "/inputs", headers={"Authorization": "Bearer " + token}, timeout=5).json()
     counts = {}
-    for item in listed:
+    for item in Api(device).get("/inputs"):
         counts[item["name"]] = counts.get(item["name"], 0) + 1
     return counts
 

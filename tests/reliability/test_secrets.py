@@ -14,10 +14,10 @@ as a module process.
 import os
 
 import pytest
-import requests
 import yaml
 
 from tests.functional.conftest import ROOT, ansible_playbook
+from tests.functional.device_api import Api
 from tests.reliability import figures
 
 SECTION = "secrets"
@@ -49,11 +49,6 @@ def at(device):
 
 def set_passwords(sim, device, admin, user):
     sim.call(device.state["passwords"].update, {"admin": admin, "user": user})
-
-
-def token_for(device, password):
-    url = device.base_url + "/api" + device.login_path
-    return requests.post(url, json={"role": "admin", "password": password}, timeout=5).json()["token"]
 
 
 def scan(sim, devices, text, extra):
@@ -109,7 +104,7 @@ def test_failure_paths_with_ansible_debug(play, sim, ts, fm, execution):
     """Wrong password, a token made invalid by a factory reset, the user role writing, and
     a device error: each fails, clearly, and none shows a secret."""
     set_passwords(sim, fm, FM_ADMIN, FM_USER)
-    stale = token_for(fm, FM_ADMIN)
+    stale = Api(fm, FM_ADMIN).token
     write = {"name": "logging", "broadcast.monitoring.device_logging": {"device_type": "fm_monitor", "level": "error"}}
     wrong, wrong_text = run_debug(play, fm, [write], execution, password=FM_ADMIN + "-wrong")
     as_user, user_text = run_debug(play, fm, [write], execution, password=FM_USER, role="user")
