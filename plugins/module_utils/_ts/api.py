@@ -565,7 +565,7 @@ FACTORY_RESET = "/api/system/factory_reset"
 UPGRADE = "/api/system/upgrade"
 #: timezones are IANA names, validated against the device's own list
 TIMEZONE_KIND = "name"
-#: the remote syslog target has a port
+#: the remote syslog port is a field of its own (remote_syslog.port), not part of the server
 SYSLOG_PORT = True
 NETWORK_KEYS = ("dhcp", "address", "netmask", "gateway", "dns")
 
