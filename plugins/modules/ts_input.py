@@ -145,7 +145,7 @@ options:
       alert_profile:
         description:
           - Name of the alert profile the input uses; must exist on the analyzer.
-          - A new input without one gets the analyzer's factory profile: its first profile (id 1), named V(Default)
+          - A new input without one gets the analyzer's factory profile (its first profile, id 1), named V(Default)
             at the factory, whatever it has been renamed to since.
         type: str
       pid_error_list:
