@@ -262,9 +262,10 @@ def check_logging(params, device):
         else:
             check.port("remote_syslog.port", syslog["port"])
     server = syslog.get("server")
+    colon, number = str(server or "").rpartition(":")[1:]
     if syslog.get("enabled") and server == "":
         check.fail("remote_syslog.server", "required when remote_syslog.enabled is true")
-    elif server and device is not None and device.SYSLOG_PORT and ":" in str(server):
+    elif server and device is not None and device.SYSLOG_PORT and colon and number.isdigit():
         check.fail("remote_syslog.server", "this device (%s) takes the port in remote_syslog.port, not in the server;"
                    " got %s" % (device.KIND, quoted(server)))
     elif server:

@@ -23,6 +23,11 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._system impor
     (ts_api, "192.0.2.10", None),
     (ts_api, "192.0.2.10:1514", "remote_syslog.server: this device (ts_analyzer) takes the port in remote_syslog.port,"
      " not in the server; got '192.0.2.10:1514'"),
+    # user-info is no port, and stays masked in the message
+    (ts_api, "bob:S3cret@192.0.2.10", "remote_syslog.server: must be an IPv4 address or a host name (no scheme, port"
+     " or path), got '***@192.0.2.10'"),
+    (fm_api, "bob:S3cret@192.0.2.10", "remote_syslog.server: must be an IPv4 address or a host name, optionally"
+     " followed by :port (port 1 to 65535; no scheme or path), got '***@192.0.2.10'"),
 ])
 def test_the_syslog_server_follows_the_rule_of_its_device(device, server, problem):
     problems = check_logging({"remote_syslog": {"enabled": True, "server": server}}, device)
