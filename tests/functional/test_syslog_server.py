@@ -59,7 +59,7 @@ def test_device_logging_writes_host_port_as_given_and_reads_it_back_unchanged(pl
      " takes the port in remote_syslog.port, not in the server"),
 ])
 def test_an_invalid_server_is_refused_naming_the_parameter_before_any_write(play, sim, fresh, name, remote_syslog,
-                                                                             message):
+                                                                            message):
     device = fresh(name)
     result = play.run([logging_task(device, remote_syslog=remote_syslog)], name)[0]
     assert result.get("failed") is True and message in result["msg"], result
