@@ -257,13 +257,20 @@ def check_logging(params, device):
     check = Checker()
     if "port" in syslog and device is not None:
         if not device.SYSLOG_PORT:
-            check.fail("remote_syslog.port", "this device (%s) forwards to a fixed port; leave port out" % device.KIND)
+            check.fail("remote_syslog.port", "this device (%s) has no port field; give the port in remote_syslog.server"
+                       " (host:port), or leave it out for the device's own" % device.KIND)
         else:
             check.port("remote_syslog.port", syslog["port"])
-    if syslog.get("enabled") and syslog.get("server") == "":
+    server = syslog.get("server")
+    colon, number = str(server or "").rpartition(":")[1:]
+    if syslog.get("enabled") and server == "":
         check.fail("remote_syslog.server", "required when remote_syslog.enabled is true")
-    elif syslog.get("server"):
-        check.host("remote_syslog.server", syslog["server"])
+    elif server and device is not None and device.SYSLOG_PORT and colon and number.isdigit():
+        check.fail("remote_syslog.server", "this device (%s) takes the port in remote_syslog.port, not in the server;"
+                   " got %s" % (device.KIND, quoted(server)))
+    elif server:
+        # a device without a port field keeps the port in the server's text (host:port)
+        check.host("remote_syslog.server", server, port=device is None or not device.SYSLOG_PORT)
     return check.problems
 
 

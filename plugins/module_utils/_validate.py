@@ -41,13 +41,22 @@ class Checker:
             self.fail(where, "must be an IPv4 address, got %s" % quoted(value))
             return None
 
-    def host(self, where, value):
-        """An IPv4 address or a DNS name (no scheme, port or path)."""
+    def host(self, where, value, port=False):
+        """An IPv4 address or a DNS name (no scheme, port or path); with ``port``, optionally
+        followed by ``:port`` (1 to 65535), as a device that keeps both in one field takes it."""
         text = str(value)
+        if port:
+            host, colon, number = text.rpartition(":")
+            if colon and not (number.isdigit() and 1 <= int(number) <= 65535 and host):
+                self.fail(where, "must be an IPv4 address or a host name, optionally followed by :port (port 1 to"
+                          " 65535; no scheme or path), got %s" % quoted(value))
+                return
+            text = host if colon else text
         if text.replace(".", "").isdigit():
             self.ipv4(where, text)
         elif len(text) > 253 or not all(LABEL_RE.match(label) for label in text.rstrip(".").split(".")):
-            self.fail(where, "must be an IPv4 address or a host name (no scheme, port or path), got %s" % quoted(value))
+            self.fail(where, "must be an IPv4 address or a host name (%s), got %s" % (
+                "optionally followed by :port; no scheme or path" if port else "no scheme, port or path", quoted(value)))
 
     def multicast(self, where, value):
         address = self.ipv4(where, value)

@@ -33,10 +33,13 @@ options:
         description: Whether log entries are forwarded.
         type: bool
       server:
-        description: Address or hostname of the syslog server; required when forwarding is enabled.
+        description:
+          - Address or hostname of the syslog server; required when forwarding is enabled.
+          - On the FM monitor it may be followed by C(:port) (for example V(192.0.2.10:1514)); that device keeps the
+            port in this one field, as it gives it back. On the analyzer the port is O(remote_syslog.port).
         type: str
       port:
-        description: UDP port of the syslog server, analyzer only (the FM monitor uses a fixed port).
+        description: UDP port of the syslog server, analyzer only (the FM monitor takes it in O(remote_syslog.server)).
         type: int
 """
 

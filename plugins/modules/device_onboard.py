@@ -17,7 +17,7 @@ description:
     mode, so nothing is ever written. The resource modules read with C(state=gathered) (their C(gathered) is in the
     shape of their C(config)), the settings modules without any option (their C(before)).
   - "The variables of a V(ts_analyzer): C(ts_analyzer_network), C(ts_analyzer_time), C(ts_analyzer_logging),
-    C(ts_analyzer_snmp), C(ts_analyzer_alert_profiles) (the factory profile C(Default) too), C(ts_analyzer_inputs),
+    C(ts_analyzer_snmp), C(ts_analyzer_alert_profiles) (the factory profile too, under its name on the analyzer), C(ts_analyzer_inputs),
     C(ts_analyzer_converters)."
   - "The variables of an V(fm_monitor): C(fm_monitor_network), C(fm_monitor_time), C(fm_monitor_logging),
     C(fm_monitor_tuners), C(fm_monitor_thresholds), C(fm_monitor_schedules), each listing every tuner, and

@@ -74,7 +74,8 @@ options:
   purge:
     description:
       - Remove what is not declared. Analyzer alert profiles and inputs use C(state=overridden) (the factory
-        profile C(Default) is kept; the profiles are deleted after the inputs part, see the description),
+        profile, whatever its name, is kept at factory values unless declared; the profiles are deleted after the
+        inputs part, see the description),
         converters and the FM monitor's per-tuner parts C(state=replaced), SNMP C(lists=replace).
       - Without purge every part uses C(state=merged) (SNMP C(lists=add)).
     type: bool

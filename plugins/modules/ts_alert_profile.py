@@ -30,13 +30,16 @@ options:
         values (enabled, no SNMP trap, thresholds 0, alert type V(critical) for TR 101 290 priority 1 errors and
         V(warning) for the others). Profiles not listed are left alone.
       - V(overridden) is V(replaced), and also deletes every profile that is not listed. The factory profile
-        V(Default) cannot be deleted, so list it.
+        cannot be deleted, so list it (or set O(reset_factory_profile)).
       - V(deleted) deletes the listed profiles (only O(config[].name) is needed), or every profile when O(config)
-        is empty (which fails while V(Default) exists, see below).
+        is empty (which fails, since the factory profile cannot be deleted, see below).
       - V(gathered) reads the profiles and returns them in RV(gathered), in the shape O(config) takes.
       - A profile that an input uses cannot be deleted; the module then fails before any write, naming the inputs.
-        The factory profile V(Default) cannot be deleted either (the analyzer refuses); the module fails before any
+        The factory profile cannot be deleted either (the analyzer refuses); the module fails before any
         write, whether V(deleted) names it or V(overridden) would delete it because it is not listed.
+      - The factory profile is the analyzer's first profile (id 1), named V(Default) at the factory; it may have
+        been renamed since, and the module finds it by its id whatever its name (RV(factory_profile)). An input
+        created without a profile gets it (M(broadcast.monitoring.ts_input)).
       - Should the analyzer hold two profiles of one name, the states treat them as
         M(broadcast.monitoring.ts_input) treats two inputs of one name. V(overridden) keeps one copy (the one already
         as listed, else the lowest id) and V(deleted) deletes every copy, both listing the copies deleted in
@@ -75,6 +78,15 @@ options:
           - C(threshold) (number >= 0) the count above which an alert is recorded.
           - C(min_value) and C(max_value) (numbers >= 0) the bounds the analyzer stores with the entry.
         type: dict
+  reset_factory_profile:
+    description:
+      - With O(state=replaced) or O(state=overridden), the factory profile, when O(config) does not list it under
+        its name on the analyzer, is kept under that name with every entry at factory values (as though listed
+        with no O(config[].errors)), instead of being left alone (V(replaced)) or failing the module because it
+        cannot be deleted (V(overridden)).
+      - Other states ignore it. M(broadcast.monitoring.device_state) and the ts_analyzer role set it with purge.
+    type: bool
+    default: false
 notes:
   - One invocation costs one login and one read (the profiles), one more read (the inputs) only when a profile is
     to be deleted, and one write per profile that differs (an update sends only the entries that changed).
@@ -168,6 +180,13 @@ profile_ids:
   returned: when O(state) is neither V(parsed) nor V(rendered)
   type: dict
   sample: {"Default": 1, "Contribution": 2}
+factory_profile:
+  description:
+    - The name of the factory profile (the analyzer's profile with id 1, which it cannot delete), whatever it has
+      been renamed to; null when the analyzer has none.
+  returned: when O(state) is neither V(parsed) nor V(rendered)
+  type: str
+  sample: Default
 changes:
   description:
     - What was (or in check mode, would be) written, one entry per profile.
@@ -257,17 +276,18 @@ ARGUMENT_SPEC = dict(
         name=dict(type="str", required=True),
         errors=dict(type="dict"),
     )),
+    reset_factory_profile=dict(type="bool", default=False),
 )
 
 
 def main():
     module = DeviceModule(ARGUMENT_SPEC, ts_device)
     params = module.params
-    profiles = Profiles(module.client)
+    profiles = Profiles(module.client, reset_factory=params["reset_factory_profile"])
 
     def work():
         result = reconcile(profiles, params["config"], module.working_state, module.check_mode)
-        return dict(result, profile_ids=profiles.ids(result, module.check_mode))
+        return dict(result, profile_ids=profiles.ids(result, module.check_mode), factory_profile=profiles.factory_profile())
 
     module.run(work)
 

@@ -27,7 +27,8 @@ options:
       - V(merged) creates the listed inputs that do not exist and updates the options you set on those that do;
         options you leave out keep the device's value.
       - V(replaced) makes each listed input exactly as given; options you leave out take their defaults
-        (O(config[].alert_profile=Default), O(config[].monitoring=started), SCTE-35 monitoring and thumbnails off).
+        (O(config[].alert_profile) the factory profile, O(config[].monitoring=started), SCTE-35 monitoring and
+        thumbnails off).
         Inputs not listed are left alone.
       - V(overridden) is V(replaced), and also deletes every input that is not listed.
       - V(deleted) deletes the listed inputs (only O(config[].name) is needed), or every input when O(config) is empty.
@@ -144,7 +145,8 @@ options:
       alert_profile:
         description:
           - Name of the alert profile the input uses; must exist on the analyzer.
-          - A new input without one gets V(Default), the analyzer's factory profile.
+          - A new input without one gets the analyzer's factory profile (its first profile, id 1), named V(Default)
+            at the factory, whatever it has been renamed to since.
         type: str
       pid_error_list:
         description:

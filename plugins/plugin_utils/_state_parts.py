@@ -41,33 +41,28 @@ def _snmp(value, options, results):
     return dict(value, lists="replace" if options["purge"]["snmp"] else "add")
 
 
-def _profiles_config(value, options):
-    config = list(value)
-    # The factory profile cannot be deleted: with purge it is kept (at factory values unless declared).
-    if options["purge"]["alert_profiles"] and ts_parts.FACTORY_PROFILE not in [p.get("name") for p in config]:
-        config.append({"name": ts_parts.FACTORY_PROFILE})
-    return config
-
-
 def _alert_profiles(value, options, results):
     # With purge, the profiles not declared are deleted by a second pass after the inputs
-    # (_unused_profiles): the inputs may be moving off them in this very run.
-    return {"state": "replaced" if options["purge"]["alert_profiles"] else "merged",
-            "config": _profiles_config(value, options)}
+    # (_unused_profiles): the inputs may be moving off them in this very run. The factory
+    # profile cannot be deleted: with purge it is kept, under whatever name the analyzer gives
+    # it, at factory values unless declared (reset_factory_profile).
+    if options["purge"]["alert_profiles"]:
+        return {"state": "replaced", "config": list(value), "reset_factory_profile": True}
+    return {"state": "merged", "config": list(value)}
 
 
 def _unused_profiles(value, options, results):
     """With purge, the second pass of the alert profiles: after the inputs part has moved its
-    inputs to the declared profiles, the profiles not declared are deleted. None (no pass)
-    without purge, or when the first pass left no profile that is not declared."""
+    inputs to the declared profiles, the profiles not declared are deleted (the factory
+    profile, which the first pass kept, is not). None (no pass) without purge, or when the
+    first pass left no profile that is not declared."""
     first = results.get("alert_profiles")
     if not options["purge"]["alert_profiles"] or not first or first.get("failed"):
         return None
-    config = _profiles_config(value, options)
-    declared = {profile.get("name") for profile in config}
+    declared = {profile.get("name") for profile in value} | {first.get("factory_profile")}
     if all(profile["name"] in declared for profile in first.get("after", [])):
         return None
-    return {"state": "overridden", "config": config}
+    return {"state": "overridden", "config": list(value), "reset_factory_profile": True}
 
 
 def planned_unused_profiles(args, results):
@@ -78,7 +73,7 @@ def planned_unused_profiles(args, results):
     first, inputs = results["alert_profiles"], results.get("inputs")
     if inputs is None:
         return None
-    declared = {profile["name"] for profile in args["config"]}
+    declared = {profile["name"] for profile in args["config"]} | {first.get("factory_profile")}
     doomed = [profile["name"] for profile in first["after"] if profile["name"] not in declared]
     users = {}
     for one in inputs.get("after", []):
@@ -91,7 +86,7 @@ def planned_unused_profiles(args, results):
         return {"failed": True, "changed": False, "problems": problems,
                 "msg": "invalid parameters: %s" % "; ".join(problems)}
     after = [profile for profile in first["after"] if profile["name"] in declared]
-    return {"changed": True, "before": first["after"], "after": after,
+    return {"changed": True, "before": first["after"], "after": after, "factory_profile": first.get("factory_profile"),
             "changes": [{"action": "delete", "key": name} for name in doomed],
             "diff": {"before": {p["name"]: p for p in first["after"]}, "after": {p["name"]: p for p in after}}}
 

@@ -338,7 +338,7 @@ def test_logging_on_both_devices(play, sim, fresh):
     out = play.run([task("device_logging", fm, **wanted), task("device_logging", fm, **wanted),
                     task("device_logging", fm, remote_syslog={"port": 514})], fm.name)
     assert [r.get("changed") for r in out.results[:2]] == [True, False]
-    assert "remote_syslog.port: this device (fm_monitor) forwards to a fixed port" in out[2]["msg"]
+    assert "remote_syslog.port: this device (fm_monitor) has no port field" in out[2]["msg"]
     assert Api(fm).get("/conf/log") == {"level": "warning", "enable_rsyslog": True, "rsyslog_server": "192.0.2.10"}
 
 

@@ -48,10 +48,8 @@ def units():
         analyzer, monitor = Api(ts), Api(fm)
         configure_ts(analyzer, True)
         analyzer.post("/system/network", SITE_NETWORK)
-        configure_fm(monitor, True)
+        configure_fm(monitor, True)  # forwarding to a syslog server given as host:port
         monitor.post("/tuner/3/station", {"station_id": monitor.get("/stations/all")[0]["station_id"]})
-        # configure_fm's "192.0.2.10:1514" is an address the fm_monitor role refuses to declare
-        monitor.post("/conf/log", {"level": "debug", "enable_rsyslog": True, "rsyslog_server": "192.0.2.10"})
         ids = {i["name"]: i["id"] for i in analyzer.get("/inputs")}
         runner.call(ts.lose_signal, ids["T2-MI"])
         runner.call(fm.lose_signal, 0)  # tuner 0 is enabled (state 1) and tuned on a station of the list
@@ -163,9 +161,9 @@ def test_onboarding_a_twin_gives_the_units_variables_and_site_yml_then_changes_n
             load_vars(site.inventory / "host_vars" / (name + ".yml"))), name
     for device in twins.fleet.devices:
         twins.call(device.requests.clear)
-    # without purge: with it, site.yml declares a profile "Default" beside the renamed factory
-    # profile of these units (plugin_utils/state_parts.py), on the units as on their twins
-    code, output, counts = playbook_run(twins, site, [site.inventory, site.path / "twins.yml"], "site.yml")
+    # with purge: the units' factory profile is renamed, and purge keeps it as it is
+    code, output, counts = playbook_run(twins, site, [site.inventory, site.path / "twins.yml"], "site.yml", "-e",
+                                        "ts_analyzer_purge=true", "-e", "fm_monitor_purge=true")
     assert code == 0, output
     assert {name: (counts[name]["changed"], counts[name]["failed"]) for name in UNITS} == {
         n: (0, 0) for n in UNITS}, output

@@ -505,7 +505,7 @@ UPGRADE = "/api/system/upgrade"
 #: timezones are whole-hour UTC offsets
 TIMEZONE_KIND = "offset"
 TIMEZONE_RANGE = (-12, 14)
-#: the remote syslog target is an address without a port
+#: the remote syslog port has no field of its own: rsyslog_server holds it (host:port)
 SYSLOG_PORT = False
 NETWORK_KEYS = ("dhcp", "address", "netmask", "gateway", "dns")
 

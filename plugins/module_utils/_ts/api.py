@@ -12,7 +12,6 @@ from __future__ import annotations
 from ansible_collections.broadcast.monitoring.plugins.module_utils._device_interface import Request, network_settings_requests
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, list_or_empty, where_of
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import ShapeError
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.parts import FACTORY_PROFILE
 
 LOGIN = ("/api/user/login", {})
 
@@ -29,8 +28,6 @@ INT32 = 2 ** 31 - 1
 NAME_MAX = 64
 T2MI_MAX = {"stream_id": INT32, "service_id": 65535, "pid": 8191, "plp_id": 255}
 RF_MAX = {"mode": INT32, "frequency": INT32, "bandwidth": INT32, "plp_id": 255}
-#: the profile a new input gets when the user names none (the factory profile, _ts/parts.py)
-DEFAULT_PROFILE = FACTORY_PROFILE
 
 MONITORING = {True: "started", False: "stopped"}
 
@@ -238,7 +235,8 @@ ALERT_TYPES = ("none", "warning", "critical")
 ENTRY_FLAGS = ("enabled", "snmp_trap")
 ENTRY_NUMBERS = ("threshold", "min_value", "max_value")
 ENTRY_FIELDS = ("enabled", "alert_type", "snmp_trap", "threshold", "min_value", "max_value")
-#: the factory profile (named DEFAULT_PROFILE); the analyzer refuses to delete it
+#: the factory profile, whatever its name ("Default" at the factory; a user may rename it): the
+#: analyzer refuses to delete it, and a new input gets it when the user names no profile
 FACTORY_PROFILE_ID = 1
 #: statuses of inputs, statistics and errors
 STATUS_NAMES = {0: "ok", 1: "warning", 2: "critical"}
@@ -567,7 +565,7 @@ FACTORY_RESET = "/api/system/factory_reset"
 UPGRADE = "/api/system/upgrade"
 #: timezones are IANA names, validated against the device's own list
 TIMEZONE_KIND = "name"
-#: the remote syslog target has a port
+#: the remote syslog port is a field of its own (remote_syslog.port), not part of the server
 SYSLOG_PORT = True
 NETWORK_KEYS = ("dhcp", "address", "netmask", "gateway", "dns")
 

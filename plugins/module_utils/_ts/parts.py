@@ -12,8 +12,6 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._parts import
 KIND = "ts_analyzer"
 #: the role that declares the analyzer's state; its variables are ``<ROLE>_<part>``
 ROLE = "ts_analyzer"
-#: the factory profile: the analyzer refuses to delete it, and a new input gets it when the user names none
-FACTORY_PROFILE = "Default"
 
 #: in dependency order: the order device_state applies them and the role lists them
 PARTS = (

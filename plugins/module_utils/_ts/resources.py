@@ -78,10 +78,9 @@ class Inputs(Resource):
         return check.problems
 
     def read_for(self, desired, run):
-        # the profiles this run may need by name (a new input without one gets the factory profile):
-        # when alert_profile_ids names them all, the profiles need not be read
-        return self.read(set() if run.state == "deleted" else {
-            obj.get("alert_profile") or dev.DEFAULT_PROFILE for obj in desired})
+        # the profiles this run may need (None: the factory profile, which an input without one
+        # gets): when alert_profile_ids names them all, the profiles need not be read
+        return self.read(set() if run.state == "deleted" else {obj.get("alert_profile") or None for obj in desired})
 
     def read(self, wanted_profiles=frozenset()):
         inputs = self.client.get(dev.INPUTS)
@@ -89,9 +88,12 @@ class Inputs(Resource):
         # ids None: profiles that ts_alert_profile would create (check mode), not on the device yet
         known = {name: pid for name, pid in self.known_profiles.items() if pid is not None}
         planned = [name for name, pid in self.known_profiles.items() if pid is None]
+        # the factory profile is known by its id, whatever its name
+        factory_known = None not in wanted_profiles or dev.FACTORY_PROFILE_ID in known.values()
+        named = {name for name in wanted_profiles if name is not None}
         if self.profiles_read:
             pass  # a read-back after a lost answer: the profiles are known already
-        elif known and used <= set(known.values()) and wanted_profiles <= set(known) | set(planned):
+        elif known and used <= set(known.values()) and factory_known and named <= set(known) | set(planned):
             self.profiles = dict(known)
         else:
             self._read_profiles()
@@ -104,6 +106,11 @@ class Inputs(Resource):
         self.profiles = dev.profile_ids(self.client.get(dev.PROFILES))
         self.profiles_read = True
 
+    def factory_profile(self):
+        """The name of the factory profile, which an input gets when it names none: the
+        analyzer's profile FACTORY_PROFILE_ID, whatever it is called (None: not among the profiles)."""
+        return next((name for name, pid in self.profiles.items() if pid == dev.FACTORY_PROFILE_ID), None)
+
     def check_against(self, desired, current, run):
         problems = []
         for index, obj in enumerate(desired):
@@ -112,15 +119,18 @@ class Inputs(Resource):
             if "source" not in obj and obj["name"] not in current:
                 problems.append("config[%d] (%s): source: required to create a new input" % (index, obj["name"]))
             profile = obj.get("alert_profile")
-            if profile is None and obj["name"] not in current:
-                profile = dev.DEFAULT_PROFILE
+            if profile is None and (obj["name"] not in current or run.state != "merged"):
+                profile = self.factory_profile()
+                if profile is None:
+                    problems.append("config[%d] (%s): alert_profile: required, the analyzer has no factory profile"
+                                    " (id %d) to give the input" % (index, obj["name"], dev.FACTORY_PROFILE_ID))
             if profile is not None and profile not in self.profiles:
                 problems.append("config[%d] (%s): alert_profile: the analyzer has no profile %r (it has: %s)" % (
                     index, obj["name"], profile, ", ".join(sorted(self.profiles)) or "none"))
         return problems
 
     def defaults(self):
-        return dict(FEATURES_OFF, alert_profile=dev.DEFAULT_PROFILE, monitoring="started")
+        return dict(FEATURES_OFF, alert_profile=self.factory_profile(), monitoring="started")
 
     def normalise(self, obj):
         # SCTE-35 and thumbnails appear in the shape only when on (off is the default)
@@ -211,6 +221,15 @@ class Profiles(Resource):
     key = "name"
     element_id = staticmethod(dev.profile_id_of)
     noun = "alert profile"
+    #: the states in which ``reset_factory`` sets the factory profile, when not listed, to factory values
+    RESETS_FACTORY = ("replaced", "overridden")
+
+    def __init__(self, client, reset_factory=False):
+        super().__init__(client)
+        #: the factory profile cannot be deleted: when True, replaced and overridden keep it, if
+        #: not listed, at factory values under its own name (device_state's purge), instead of
+        #: leaving it alone (replaced) or refusing to delete it (overridden)
+        self.reset_factory = reset_factory
 
     def check(self, desired, run):
         check = Checker()
@@ -245,6 +264,19 @@ class Profiles(Resource):
     def read(self):
         return self.index((raw, self.normalise(dev.profile_from_device(raw))) for raw in self.client.get(dev.PROFILES))
 
+    def factory_profile(self):
+        """The name of the factory profile read: the analyzer's profile FACTORY_PROFILE_ID,
+        whatever it is called (None: not among the profiles read)."""
+        return next((name for name, raw in self.raw.items() if dev.profile_id_of(raw) == dev.FACTORY_PROFILE_ID), None)
+
+    def _reset(self, desired, run):
+        """The factory profile's name when ``reset_factory`` keeps it at factory values in this run
+        (the run's state resets it and ``desired`` does not list it), else None."""
+        factory = self.factory_profile()
+        if self.reset_factory and run.state in self.RESETS_FACTORY and factory not in [o["name"] for o in desired]:
+            return factory
+        return None
+
     def ids(self, result, check_mode):
         """{name: id} of the profiles the device has after ``result`` whose id is known (a
         profile created by this run is left out: its id would need another read). In check
@@ -261,7 +293,7 @@ class Profiles(Resource):
         if run.state == "deleted":
             doomed = [n for n in listed if n in current] if desired else list(current)
         elif run.state == "overridden":
-            doomed = [n for n in current if n not in listed]
+            doomed = [n for n in current if n not in listed and n != self._reset(desired, run)]
         else:
             doomed = []
 
@@ -285,6 +317,10 @@ class Profiles(Resource):
                     problems.append("%s: cannot be deleted, input(s) %s use it; give them another alert_profile"
                                     " first (ts_input)" % (where(name), ", ".join(repr(u) for u in users)))
         return problems
+
+    def prepare(self, desired, current, run):
+        factory = self._reset(desired, run)
+        return desired + [{"name": factory}] if factory is not None else desired
 
     def defaults(self):
         return {"errors": {name: dev.factory_entry(name) for name in dev.ERROR_NAMES}}

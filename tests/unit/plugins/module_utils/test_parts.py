@@ -58,7 +58,7 @@ def test_a_part_added_to_a_registry_reaches_every_consumer():
     it, a backup restores it (and in the right place)."""
     kind = "ts_analyzer"
     added = Part(kind, "recordings", "ts_recording", list, purged=True)
-    registry = types.SimpleNamespace(KIND=kind, ROLE="ts_analyzer", RAW_SECTIONS=(), FACTORY_PROFILE="Default",
+    registry = types.SimpleNamespace(KIND=kind, ROLE="ts_analyzer", RAW_SECTIONS=(),
                                      PARTS=ts_parts.PARTS + (added,))
     steps = state_parts._steps(registry)
     assert steps[-1].name == "recordings" and steps[-1].module == "ts_recording"
@@ -73,10 +73,3 @@ def test_a_part_added_to_a_registry_reaches_every_consumer():
 def test_second_passes_without_a_waiting_part_are_the_parts_alone():
     parts = fm_parts.PARTS
     assert with_second_passes(parts) == [(part, False) for part in parts]
-
-
-def test_the_factory_profile_is_the_registrys():
-    from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api
-    assert api.DEFAULT_PROFILE == ts_parts.FACTORY_PROFILE
-    config = state_parts._profiles_config([], {"purge": {"alert_profiles": True}})
-    assert config == [{"name": ts_parts.FACTORY_PROFILE}]

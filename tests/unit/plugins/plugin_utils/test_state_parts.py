@@ -71,7 +71,7 @@ def test_without_purge_everything_is_merged_and_snmp_lists_are_added():
 def test_purge_keeps_the_factory_profile_and_replaces_the_rest():
     built = args("ts_analyzer", {"snmp": {}, "alert_profiles": [{"name": "A"}], "converters": []}, PURGE)
     # the first pass deletes nothing: see test_purge_deletes_profiles_after_the_inputs_part
-    assert built["alert_profiles"] == {"state": "replaced", "config": [{"name": "A"}, {"name": "Default"}]}
+    assert built["alert_profiles"] == {"state": "replaced", "config": [{"name": "A"}], "reset_factory_profile": True}
     assert built["snmp"] == {"lists": "replace"}
     assert built["converters"]["state"] == "replaced"
     declared_default = [{"name": "Default", "errors": {}}]
@@ -171,11 +171,12 @@ def test_purge_deletes_profiles_after_the_inputs_part():
     assert order == [("alert_profiles", "ts_alert_profile"), ("inputs", "ts_input"),
                      ("alert_profiles", "ts_alert_profile")]
     second = plan("ts_analyzer", parts)[2]
-    left = {"alert_profiles": {"after": [{"name": "Default"}, {"name": "New"}, {"name": "Old"}]}}
+    left = {"alert_profiles": {"after": [{"name": "Default"}, {"name": "New"}, {"name": "Old"}], "factory_profile": "Default"}}
     assert module_args(second, parts, PURGE, left) == {
-        "state": "overridden", "config": [{"name": "New"}, {"name": "Default"}]}
+        "state": "overridden", "config": [{"name": "New"}], "reset_factory_profile": True}
     # nothing undeclared left, no purge, or a failed first pass: no second pass
-    assert module_args(second, parts, PURGE, {"alert_profiles": {"after": [{"name": "Default"}, {"name": "New"}]}}) is None
+    assert module_args(second, parts, PURGE, {"alert_profiles": {"after": [{"name": "Default"}, {"name": "New"}],
+                                                                 "factory_profile": "Default"}}) is None
     assert module_args(second, parts, KEEP, left) is None
     assert module_args(second, parts, PURGE, {"alert_profiles": {"failed": True}}) is None
     assert module_args(second, parts, PURGE, {}) is None
