@@ -15,6 +15,33 @@ from __future__ import annotations
 FM = "fm_monitor"
 
 
+def api(kind):
+    """The device's API layer (``_ts/api.py``, ``_fm/api.py``): a ``device_*`` module's device file."""
+    if kind == FM:
+        from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_api
+        return fm_api
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_api
+    return ts_api
+
+
+def api_backup(kind):
+    """The backup part of the device's API layer (``api_backup.py``): a backup taken or read."""
+    if kind == FM:
+        from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api_backup as fm_api_backup
+        return fm_api_backup
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api_backup as ts_api_backup
+    return ts_api_backup
+
+
+def api_snapshot(kind):
+    """The snapshot part of the device's API layer (``api_snapshot.py``): a snapshot taken."""
+    if kind == FM:
+        from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api_snapshot as fm_api_snapshot
+        return fm_api_snapshot
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api_snapshot as ts_api_snapshot
+    return ts_api_snapshot
+
+
 def restore(kind):
     """The device's sections of a restore (``_ts/restore.py``, ``_fm/restore.py``)."""
     if kind == FM:

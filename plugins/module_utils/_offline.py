@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import json
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import format as backup_format
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, shown
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook
@@ -83,8 +84,8 @@ class Recorder:
     made them; ``rendered()`` gives them as the result shows them."""
 
     def __init__(self, doc, device, role="admin"):
-        # the GET answers the resource modules read, from the device's own api.py (backup section)
-        self.answers, self.names = backup_format.backup_api(device).backup_answers(doc["raw"])
+        # the GET answers the resource modules read, from the device's own api_backup.py
+        self.answers, self.names = devices.api_backup(device.KIND).backup_answers(doc["raw"])
         self.device = device
         self.role = role
         self.counts = {"login": 0, "read": 0, "write": 0}
