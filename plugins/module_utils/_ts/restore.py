@@ -18,6 +18,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources
     Converters,
     Inputs,
     Profiles,
+    send_input_own,
     snmp,
 )
 
@@ -161,15 +162,10 @@ class RawInputs(Resource):
         self.client.delete(ts_device.INPUT % ts_device.input_id_of(self.raw[before["name"]]))
 
     def _set_own(self, input_id, before, after):
-        """Monitoring, SCTE-35 and thumbnails, each through its own endpoint (GETs that write
-        are never retried blindly)."""
+        """Monitoring, SCTE-35 and thumbnails, each through its own endpoint where it changes."""
         before = dict(before, thumbnails=strip_unset(before.get("thumbnails") or {}))
         after = dict(after, thumbnails=strip_unset(after.get("thumbnails") or {}))
-        for method, path, body in ts_backup.backup_input_own_requests(input_id, before, after):
-            if method == "GET":
-                self.client.get(path, idempotent=False)
-            else:
-                self.client.post(path, body)
+        send_input_own(self.client, ts_device.input_own_requests(input_id, before, after))
 
 
 class RawConverters(Resource):
