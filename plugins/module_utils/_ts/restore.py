@@ -33,10 +33,10 @@ def steps(client, doc, network, check_mode, sections):
     settings are _backup/restore.py's; ``network`` changes none of these)."""
     if doc["format"] == FORMAT_1:
         return _steps_1(client, doc["config"], check_mode, sections)
-    return _steps(client, doc["raw"], check_mode, sections)
+    return _steps_2(client, doc["raw"], check_mode, sections)
 
 
-def _steps(client, saved, check_mode, sections):
+def _steps_2(client, saved, check_mode, sections):
     """The sections of a format-2 backup (``saved``: its ``raw``)."""
     wanted = saved["profiles"]
     names = [p["name"] for p in wanted]
