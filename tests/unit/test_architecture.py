@@ -191,8 +191,8 @@ def test_the_device_import_checks_find_a_device_import(tmp_path):
     assert device_imports(str(path)) == ["1: module_utils._ts.api", "6: module_utils._fm.restore",
                                          "7: module_utils._fm.parts"]
     assert foreign_device_imports("module_utils._backup.restore", str(path)) == device_imports(str(path))
-    assert foreign_device_imports("module_utils._ts.restore", str(path)) == ["6: module_utils._fm.restore",
-                                                                            "7: module_utils._fm.parts"]
+    assert foreign_device_imports("module_utils._ts.restore", str(path)) == [
+        "6: module_utils._fm.restore", "7: module_utils._fm.parts"]
     assert foreign_device_imports(DEVICES, str(path)) == []
 
 

@@ -69,4 +69,3 @@ def check_document(doc, device, where):
         raise InputError(["%s: a backup of format %s does not hold the device's own answers; take a new backup"
                           " with device_backup (format %s)" % (where, doc["format"], FORMAT)])
     return doc
-
