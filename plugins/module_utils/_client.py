@@ -44,7 +44,21 @@ REDIRECT_HINT = ("the collection follows no redirect: check host, port and proto
                  " read the device (state=gathered) to see whether it was applied")
 
 
-class Client:
+class Shorthands:
+    """``get``, ``post`` and ``delete``: the shorthands of ``request`` the collection's code
+    calls, shared by the client and its stand-in (_offline.Recorder)."""
+
+    def get(self, path, **kwargs):
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path, body=None, **kwargs):
+        return self.request("POST", path, body=body, **kwargs)
+
+    def delete(self, path, **kwargs):
+        return self.request("DELETE", path, **kwargs)
+
+
+class Client(Shorthands):
     """Talks JSON over HTTP(S) to one device.
 
     ``login`` is ``(path, extra_body)`` for the device's login endpoint. Pass ``password``
@@ -122,15 +136,6 @@ class Client:
         return token
 
     # -- requests ---------------------------------------------------------------------------
-    def get(self, path, **kwargs):
-        return self.request("GET", path, **kwargs)
-
-    def post(self, path, body=None, **kwargs):
-        return self.request("POST", path, body=body, **kwargs)
-
-    def delete(self, path, **kwargs):
-        return self.request("DELETE", path, **kwargs)
-
     def request(self, method, path, body=None, params=None, idempotent=None, raw=False,
                 stream=False, timeout=None, data=None, headers=None):
         """Send one authenticated request and return its JSON (or the response with raw=True).

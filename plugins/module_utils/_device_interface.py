@@ -33,6 +33,7 @@ BY_FILE = {
     "actions": (),
     "resources": (),
     "parts": ("KIND", "ROLE", "PARTS", "RAW_SECTIONS"),
+    "restore": ("section_order", "steps"),
 }
 
 

@@ -14,6 +14,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.validation import check_type_dict
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_lock as device_lock
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _offline as offline
 from ansible_collections.broadcast.monitoring.plugins.module_utils._connection import (
     CONNECTION_SPEC,
@@ -44,17 +45,6 @@ def seconds_problems(argument_spec, params):
             for name, low in sorted(SECONDS_MIN.items())
             if name in argument_spec and isinstance(params.get(name), (int, float))
             and not isinstance(params[name], bool) and params[name] < low]
-
-
-def device_file(device_type):
-    """The API module (_ts.api, _fm.api) of a device type. Imported here, when needed,
-    rather than at the top: a module of one device then never compiles the other's file
-    (start-up time of every invocation)."""
-    if device_type == "fm_monitor":
-        from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
-        return fm_device
-    from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
-    return ts_device
 
 
 class DeviceModule(AnsibleModule):
@@ -152,11 +142,12 @@ class DeviceModule(AnsibleModule):
                     del self.params[name]
 
     def _device_type(self):
-        """The shapes module for ``device_type``; ``auto`` costs one unauthenticated request."""
+        """The API layer for ``device_type``, loaded once the type is known (_devices.py); ``auto``
+        costs one unauthenticated request."""
         wanted = self.params["device_type"]
         if wanted != "auto":
-            return device_file(wanted)
-        fm_device = device_file("fm_monitor")
+            return devices.api(wanted)
+        fm_device = devices.api("fm_monitor")
         try:
             status = client_from_params(self.params, fm_device).probe(fm_device.IDENTIFY)
         except DeviceError as err:
@@ -164,7 +155,7 @@ class DeviceModule(AnsibleModule):
         if status in (401, 403, 200):
             return fm_device
         if status == 404:
-            return device_file("ts_analyzer")
+            return devices.api("ts_analyzer")
         self.fail_json(msg="device_type: cannot tell the device type (GET %s answered HTTP %d); set device_type to"
                            " ts_analyzer or fm_monitor" % (fm_device.IDENTIFY, status))
         return None

@@ -17,7 +17,9 @@ from __future__ import annotations
 import copy
 import json
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import format as backup_format
+from ansible_collections.broadcast.monitoring.plugins.module_utils._client import Shorthands
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, shown
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook
 
@@ -76,30 +78,21 @@ def _yaml(text, json_error):
         raise InputError(problem) from None
 
 
-class Recorder:
+class Recorder(Shorthands):
     """A client stand-in for one backup: GETs answered from it, writes recorded, not sent.
 
     ``counts`` stay at zero (no request is sent); ``writes`` are the requests as the module
     made them; ``rendered()`` gives them as the result shows them."""
 
     def __init__(self, doc, device, role="admin"):
-        # the GET answers the resource modules read, from the device's own api.py (backup section)
-        self.answers, self.names = backup_format.backup_api(device).backup_answers(doc["raw"])
+        # the GET answers the resource modules read, from the device's own api_backup.py
+        self.answers, self.names = devices.api_backup(device.KIND).backup_answers(doc["raw"])
         self.device = device
         self.role = role
         self.counts = {"login": 0, "read": 0, "write": 0}
         self.writes = []
 
-    # the client's interface, as the resources use it
-    def get(self, path, **kwargs):
-        return self.request("GET", path, **kwargs)
-
-    def post(self, path, body=None, **kwargs):
-        return self.request("POST", path, body=body, **kwargs)
-
-    def delete(self, path, **kwargs):
-        return self.request("DELETE", path, **kwargs)
-
+    # the client's interface, as the resources use it (get, post and delete: Shorthands)
     def request(self, method, path, body=None, idempotent=None, **unused):
         if idempotent is None:
             idempotent = method == "GET"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime
 import time
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 
 #: per device type: the key of its item list in a snapshot, and what an item is called
@@ -58,20 +59,10 @@ def take(device, client, now=None):
     key = ITEMS[device.KIND][0]
     taken = now or datetime.datetime.now(datetime.timezone.utc)
     out = {"device_type": device.KIND, "taken_at": taken.strftime("%Y-%m-%dT%H:%M:%SZ")}
-    reader = snapshot_api(device)
+    reader = devices.api_snapshot(device.KIND)  # _ts/api_snapshot.py or _fm/api_snapshot.py
     out.update(reader.snapshot_system(client))
     out[key] = reader.snapshot_items(client)
     return out
-
-
-def snapshot_api(device):
-    """The snapshot part of ``device``'s API layer (``_ts/api_snapshot.py`` or
-    ``_fm/api_snapshot.py``), imported when a snapshot is taken: a module loads only its device."""
-    if device.KIND == "fm_monitor":
-        from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api_snapshot as fm_snapshot
-        return fm_snapshot
-    from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api_snapshot as ts_snapshot
-    return ts_snapshot
 
 
 def baseline(device, client):

@@ -19,9 +19,10 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils import _syste
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import parts as fm_parts, resources as fm_resources
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import parts as ts_parts, resources as ts_resources
 from ansible_collections.broadcast.monitoring.plugins.module_utils._connection import DEVICE_TYPE_SPEC
+from ansible_collections.broadcast.monitoring.plugins.module_utils._devices import api as device_file
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import check_config
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, PartError
-from ansible_collections.broadcast.monitoring.plugins.module_utils._module import device_file, seconds_problems
+from ansible_collections.broadcast.monitoring.plugins.module_utils._module import seconds_problems
 from ansible_collections.broadcast.monitoring.plugins.module_utils._parts import purged, with_second_passes
 
 MODULES = "ansible_collections.broadcast.monitoring.plugins.modules."

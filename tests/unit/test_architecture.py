@@ -86,10 +86,24 @@ def module_utils_loaded(module):
     return [name[len(MODULE_UTILS):] for name in out.stdout.split()]
 
 
+def module_names():
+    names = sorted(name[:-3] for name in os.listdir(os.path.join(PLUGINS, "modules")) if name.endswith(".py"))
+    return [name for name in names if name != "__init__"]
+
+
 def device_modules():
     """``(module, its device prefix)`` for every module named after a device (ts_*, fm_*)."""
-    names = sorted(name[:-3] for name in os.listdir(os.path.join(PLUGINS, "modules")) if name.endswith(".py"))
-    return [(name, name.split("_")[0]) for name in names if name.split("_")[0] in DEVICE_FOLDERS]
+    return [(name, name.split("_")[0]) for name in module_names() if name.split("_")[0] in DEVICE_FOLDERS]
+
+
+def device_neutral_modules():
+    """Every module not named after a device: device_* (either device, by device_type) and the others."""
+    return [name for name in module_names() if name.split("_")[0] not in DEVICE_FOLDERS]
+
+
+def device_files_among(loaded):
+    """The names of ``loaded`` (below module_utils.) that are files of a device folder."""
+    return [name for name in loaded if name.split(".")[0] in DEVICE_FOLDERS.values()]
 
 
 # -- a module loads only its own device ---------------------------------------------------------
@@ -102,10 +116,112 @@ def test_a_device_module_loads_no_file_of_the_other_device(module, device):
     assert foreign == [], "%s loads the other device's files: %s" % (module, foreign)
 
 
-def test_a_device_neutral_module_loads_no_device_at_start_up():
-    """device_time talks to either device; the one it talks to is imported once known."""
-    loaded = module_utils_loaded("device_time")
-    assert [name for name in loaded if name.split(".")[0] in DEVICE_FOLDERS.values()] == []
+@pytest.mark.parametrize("module", device_neutral_modules())
+def test_a_device_neutral_module_loads_no_device_at_start_up(module):
+    """A device_* module talks to either device; the one it talks to is imported once known
+    (_devices.py). The others (role_variables) talk to none."""
+    loaded = module_utils_loaded(module)
+    assert "_errors" in loaded or module == "role_variables", "the check sees no module_utils at all: %s" % loaded
+    assert device_files_among(loaded) == [], "%s loads device files at start-up" % module
+
+
+def test_the_start_up_check_finds_a_device_file():
+    assert "device_restore" in device_neutral_modules() and "role_variables" in device_neutral_modules()
+    assert "ts_input" not in device_neutral_modules()
+    assert "_ts.api" in device_files_among(module_utils_loaded("ts_input"))
+    assert device_files_among(["_errors", "_devices", "_ts.restore", "_fm", "_backup.restore"]) == ["_ts.restore", "_fm"]
+
+
+# -- a device's files: reached through _devices.py, never from the other device -----------------------
+#: the one file that maps a device type to the files of its folder (and imports them lazily)
+DEVICES = "module_utils._devices"
+
+
+def device_folder_of(name):
+    """The device folder (``_ts``, ``_fm``) a dotted name below plugins. lies in, or None."""
+    parts = name.split(".")
+    return parts[1] if parts[0] == "module_utils" and len(parts) > 1 and parts[1] in DEVICE_FOLDERS.values() else None
+
+
+def device_imports(path):
+    """``line: name`` of every file of a device folder ``path`` imports, at the top or inside a function."""
+    found = []
+    for node in ast.walk(parsed(path)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(COLLECTION):
+            module = node.module[len(COLLECTION):]
+            names = ["%s.%s" % (module, a.name) for a in node.names] if device_folder_of(module + ".x") \
+                and module.count(".") == 1 else [module]
+            found.extend("%d: %s" % (node.lineno, name) for name in names if device_folder_of(name))
+        elif isinstance(node, ast.Import):
+            found.extend("%d: %s" % (node.lineno, a.name[len(COLLECTION):]) for a in node.names
+                         if a.name.startswith(COLLECTION) and device_folder_of(a.name[len(COLLECTION):]))
+    return found
+
+
+def foreign_device_imports(name, path):
+    """The device files ``path`` (``name`` below plugins.) may not import: a shared file of
+    module_utils none (but _devices.py), a device folder's file none of the other folder."""
+    if name == DEVICES:
+        return []
+    own = device_folder_of(name)
+    return [line for line in device_imports(path) if own is None or device_folder_of(line.split(": ")[1]) != own]
+
+
+def test_shared_files_reach_a_device_through_devices_py_only():
+    """What serves either device loads the one it serves through _devices.py, once it knows it."""
+    found = {name: foreign_device_imports(name, path) for name, path in source_files(("module_utils",)).items()
+             if device_folder_of(name) is None}
+    assert {name: lines for name, lines in found.items() if lines} == {}
+
+
+def test_a_device_folder_imports_nothing_of_the_other_device():
+    found = {name: foreign_device_imports(name, path) for name, path in source_files(("module_utils",)).items()
+             if device_folder_of(name)}
+    assert [name for name in found if name.endswith(".restore")] != [], "the check sees no restore.py"
+    assert {name: lines for name, lines in found.items() if lines} == {}
+
+
+def test_the_device_import_checks_find_a_device_import(tmp_path):
+    path = tmp_path / "x.py"
+    path.write_text("from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_api\n"
+                    "from ansible_collections.broadcast.monitoring.plugins.module_utils import _engine\n\n\n"
+                    "def f():\n"
+                    "    from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.restore import steps\n"
+                    "    import ansible_collections.broadcast.monitoring.plugins.module_utils._fm.parts\n")
+    assert device_imports(str(path)) == ["1: module_utils._ts.api", "6: module_utils._fm.restore",
+                                         "7: module_utils._fm.parts"]
+    assert foreign_device_imports("module_utils._backup.restore", str(path)) == device_imports(str(path))
+    assert foreign_device_imports("module_utils._ts.restore", str(path)) == [
+        "6: module_utils._fm.restore", "7: module_utils._fm.parts"]
+    assert foreign_device_imports(DEVICES, str(path)) == []
+
+
+# -- what AnsiballZ ships is found by its import statements ------------------------------------------
+def computed_imports(path):
+    """``line: what`` of every import by a computed name in ``path`` (importlib, __import__):
+    AnsiballZ would leave the module it names out of a module's payload."""
+    found = []
+    for node in ast.walk(parsed(path)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            found.extend("%d: import %s" % (node.lineno, m) for m in modules if m.split(".")[0] == "importlib")
+        elif isinstance(node, ast.Call) and (getattr(node.func, "id", None) or getattr(node.func, "attr", None)) in (
+                "__import__", "import_module"):
+            found.append("%d: %s" % (node.lineno, ast.unparse(node)[:80]))
+    return found
+
+
+def test_modules_and_module_utils_import_by_name_only():
+    found = {name: computed_imports(path) for name, path in source_files(("module_utils", "modules")).items()}
+    assert {name: lines for name, lines in found.items() if lines} == {}
+
+
+def test_the_computed_import_check_finds_one(tmp_path):
+    path = tmp_path / "x.py"
+    path.write_text("import importlib\n\n\ndef f(kind):\n    a = importlib.import_module('x.' + kind)\n"
+                    "    return a, __import__(kind)\n")
+    assert computed_imports(str(path)) == ["1: import importlib", "5: importlib.import_module('x.' + kind)",
+                                           "6: __import__(kind)"]
 
 
 # -- no import cycle --------------------------------------------------------------------------------

@@ -69,13 +69,3 @@ def check_document(doc, device, where):
         raise InputError(["%s: a backup of format %s does not hold the device's own answers; take a new backup"
                           " with device_backup (format %s)" % (where, doc["format"], FORMAT)])
     return doc
-
-
-def backup_api(device):
-    """The backup part of ``device``'s API layer (``_ts/api_backup.py`` or ``_fm/api_backup.py``),
-    imported when a backup is taken or read, so that a module loads only the device it talks to."""
-    if device.KIND == "fm_monitor":
-        from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api_backup as fm_backup
-        return fm_backup
-    from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api_backup as ts_backup
-    return ts_backup

@@ -3,25 +3,17 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Restoring a backup (format.py describes the document): the sections in the order the
 device's registry of parts gives (_parts.restore_order), each compared before it is written,
-like the modules, so restoring twice changes nothing. The devices' own sections: ts.py, fm.py."""
+like the modules, so restoring twice changes nothing. The devices' own sections: _ts/restore.py,
+_fm/restore.py, loaded once the device is known (_devices.py)."""
 
 from __future__ import annotations
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _system as system
-from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import fm as fm_sections
-from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import ts as ts_sections
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.format import FORMAT_1, backup_firmware
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.sections import Sections, restore_settings
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import Conflict, DeviceError, PartialFailure
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import parts as fm_parts
-from ansible_collections.broadcast.monitoring.plugins.module_utils._parts import restore_order, restore_passes
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import parts as ts_parts
-
-#: the order in which sections are restored (the registries': what monitoring needs first,
-#: then the rest; network last, it takes effect at the next reboot)
-TS_SECTIONS = restore_order(ts_parts)
-FM_SECTIONS = restore_order(fm_parts)
-FM_SECTIONS_1 = fm_parts.RAW_SECTIONS
+from ansible_collections.broadcast.monitoring.plugins.module_utils._parts import restore_passes
 
 
 def check_firmware(client, device, doc, policy):
@@ -71,21 +63,10 @@ def restore(client, device, doc, network, check_mode, host, firmware_mismatch="f
 
 def _restore(client, device, doc, network, check_mode, host, sections):
     settings = doc["system"]
-    registry = ts_parts if device.KIND == ts_parts.KIND else fm_parts
-    if device.KIND != ts_parts.KIND:
-        conf = sections.run("conf", lambda: fm_sections.restore_conf(client, doc, network, check_mode))
-        if doc["format"] == FORMAT_1:
-            return  # format 1 holds the monitor's /conf only
-        if check_mode and conf["changed"]:
-            # The configuration write sets most of what follows; what it leaves to the later
-            # sections cannot be known before it is made.
-            sections.not_planned = [n for n in FM_SECTIONS[1:] if network or n != "network"]
-            return
-        steps = fm_sections.tuner_steps(client, doc["raw"]["tuners"], check_mode)
-    elif doc["format"] == FORMAT_1:
-        steps = ts_sections.steps_1(client, doc["config"], check_mode, sections)
-    else:
-        steps = ts_sections.steps(client, doc["raw"], check_mode, sections)
+    # the device's own sections first (the FM monitor's /conf may end the restore there)
+    steps = devices.restore(device.KIND).steps(client, doc, network, check_mode, sections)
+    if steps is None:
+        return
     clock = dict(settings["time"], datetime=None, max_clock_drift=0)  # the clock itself is not restored
     steps["time"] = lambda: system.manage_time(client, device, clock, check_mode)
     if doc["format"] == FORMAT_1:
@@ -97,7 +78,7 @@ def _restore(client, device, doc, network, check_mode, host, sections):
         steps["network"] = lambda: system.manage_network(client, device, dict(
             settings["network"], reboot=False, wait_host=None, reboot_timeout=0, host=host), check_mode)
     # in the registry's restore order, a part's second pass right after the part it waits for
-    for name, second in restore_passes(registry):
+    for name, second in restore_passes(devices.parts(device.KIND)):
         step = steps.get((name, True) if second else name)
         if step is not None:  # (network only when asked; format 1 has no more than these)
             sections.run(name, step)
@@ -106,11 +87,7 @@ def _restore(client, device, doc, network, check_mode, host, sections):
 def _restore_failure(err, sections, device, network, doc):
     """A PartialFailure by section: those restored (or found right already), the one that
     failed (with its own written / not written objects), and those not reached."""
-    if device.KIND == "ts_analyzer":
-        order = TS_SECTIONS
-    else:
-        order = FM_SECTIONS_1 if doc["format"] == FORMAT_1 else FM_SECTIONS
-    order = [name for name in order if network or name != "network"]
+    order = [name for name in devices.restore(device.KIND).section_order(doc) if network or name != "network"]
     failing = sections.running or order[0]
     if isinstance(err, PartialFailure):
         error, done, pending, unknown = err.error, err.done, err.pending, err.unknown

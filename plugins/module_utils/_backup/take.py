@@ -2,17 +2,13 @@
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Taking a backup (format.py describes the document): what the device answers, read through
-its own api.py (``backup_raw``), so a backup loads only the device it reads."""
+its own api_backup.py (``backup_raw``), so a backup loads only the device it reads."""
 
 from __future__ import annotations
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _snapshot as snapshot
-from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.format import (
-    COLLECTION_VERSION,
-    FORMAT,
-    TIME_KEYS,
-    backup_api,
-)
+from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.format import COLLECTION_VERSION, FORMAT, TIME_KEYS
 
 
 def take(client, device):
@@ -22,7 +18,7 @@ def take(client, device):
     time_settings = device.read_time(client)
     system_settings = {"network": device.read_network(client),
                        "time": {key: time_settings[key] for key in TIME_KEYS}}
-    raw = backup_api(device).backup_raw(client)
+    raw = devices.api_backup(device.KIND).backup_raw(client)
     return {
         "format": FORMAT,
         "collection_version": COLLECTION_VERSION,

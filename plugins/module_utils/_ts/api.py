@@ -304,6 +304,32 @@ def thumbnails_body(pid):
     return {"pid": pid}
 
 
+def input_own_from_module(monitoring, scte35, thumbnails):
+    """An input's fields that have their own endpoints (INPUT_OWN_ENDPOINTS), in the device's
+    shape, from the module's: ``monitoring`` started or stopped, ``scte35`` a bool,
+    ``thumbnails`` ``{enabled: true, pid}`` or ``{enabled: false}``."""
+    return {"monitoring": monitoring == "started", "scte35": {"enabled": scte35}, "thumbnails": thumbnails}
+
+
+def input_own_requests(input_id, before, after):
+    """``[(method, path, body)]``: the writes that bring an input's monitoring, SCTE-35 and
+    thumbnails (device shape, thumbnails without unset keys) from ``before`` to ``after``, in
+    that order, each through its own endpoint. A GET among them writes."""
+    requests = []
+    if "monitoring" in after and bool(before.get("monitoring")) != bool(after["monitoring"]):
+        requests.append(("GET", (INPUT_START if after["monitoring"] else INPUT_STOP) % input_id, None))
+    scte = (after.get("scte35") or {}).get("enabled")
+    if scte is not None and (before.get("scte35") or {}).get("enabled") != scte:
+        requests.append(("POST", INPUT_SCTE_TOGGLE % input_id, scte35_body(scte)))
+    thumbs = after.get("thumbnails") or {}
+    if thumbs and (before.get("thumbnails") or {}) != thumbs:
+        if thumbs.get("enabled"):
+            requests.append(("POST", INPUT_THUMBNAILS_ENABLE % input_id, thumbnails_body(thumbs["pid"])))
+        else:
+            requests.append(("GET", INPUT_THUMBNAILS_DISABLE % input_id, None))
+    return requests
+
+
 def input_state_from_device(raw, profile_names):
     """One ``GET /inputs`` element with its live state, for ts_info."""
     out = input_from_device(raw, profile_names)

@@ -13,11 +13,6 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.api impor
     INPUTS,
     INPUT_OWN_ENDPOINTS,
     INPUT_READ_ONLY,
-    INPUT_SCTE_TOGGLE,
-    INPUT_START,
-    INPUT_STOP,
-    INPUT_THUMBNAILS_DISABLE,
-    INPUT_THUMBNAILS_ENABLE,
     LOG_SETTINGS,
     PROFILES,
     SNMP_LISTS,
@@ -136,25 +131,6 @@ def backup_input_body(obj, profiles):
 
 def backup_input_updated(obj, profiles, input_id):
     return dict(backup_input_body(obj, profiles), input_id=input_id)
-
-
-def backup_input_own_requests(input_id, before, after):
-    """``[(method, path, body)]``: the writes that bring monitoring, SCTE-35 and thumbnails
-    from ``before`` to ``after`` (thumbnails without unset keys), each through its own
-    endpoint (a GET among them writes)."""
-    requests = []
-    if "monitoring" in after and bool(before.get("monitoring")) != bool(after["monitoring"]):
-        requests.append(("GET", (INPUT_START if after["monitoring"] else INPUT_STOP) % input_id, None))
-    scte = (after.get("scte35") or {}).get("enabled")
-    if scte is not None and (before.get("scte35") or {}).get("enabled") != scte:
-        requests.append(("POST", INPUT_SCTE_TOGGLE % input_id, {"enabled": scte}))
-    thumbs = after.get("thumbnails") or {}
-    if thumbs and (before.get("thumbnails") or {}) != thumbs:
-        if thumbs.get("enabled"):
-            requests.append(("POST", INPUT_THUMBNAILS_ENABLE % input_id, {"pid": thumbs["pid"]}))
-        else:
-            requests.append(("GET", INPUT_THUMBNAILS_DISABLE % input_id, None))
-    return requests
 
 
 def backup_converters(client):

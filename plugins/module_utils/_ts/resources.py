@@ -146,18 +146,14 @@ class Inputs(Resource):
 
     def create(self, after):
         created = self.client.post(dev.INPUTS, dev.input_body(after, self.profiles[after["alert_profile"]]))
-        started = dev.created_monitoring(created)
-        if started != after["monitoring"]:
-            self._set_monitoring(dev.input_id_of(created), after["monitoring"])
-        self._set_features(dev.input_id_of(created), dict(created, **dev.features_from_device(created)), after)
+        before = dict(dev.features_from_device(created), monitoring=dev.created_monitoring(created))
+        self._set_own(dev.input_id_of(created), before, after)
 
     def update(self, before, after):
         raw = self.raw[before["name"]]
         if any(before.get(k) != after.get(k) for k in CONFIG_KEYS):
             self.client.post(dev.INPUT % dev.input_id_of(raw), dev.input_body(after, self.profiles[after["alert_profile"]], raw))
-        if before["monitoring"] != after["monitoring"]:
-            self._set_monitoring(dev.input_id_of(raw), after["monitoring"])
-        self._set_features(dev.input_id_of(raw), before, after)
+        self._set_own(dev.input_id_of(raw), before, after)
 
     def delete(self, before):
         self.delete_copy(dev.input_id_of(self.raw[before["name"]]))
@@ -165,21 +161,23 @@ class Inputs(Resource):
     def delete_copy(self, ident):
         self.client.delete(dev.INPUT % ident)
 
-    def _set_monitoring(self, input_id, monitoring):
-        # GET, but a write: never retried blindly on a connection error.
-        path = dev.INPUT_START if monitoring == "started" else dev.INPUT_STOP
-        self.client.get(path % input_id, idempotent=False)
+    def _set_own(self, input_id, before, after):
+        """Monitoring, SCTE-35 and thumbnails, each through its own endpoint where it changes."""
+        send_input_own(self.client, dev.input_own_requests(input_id, _own(before), _own(after)))
 
-    def _set_features(self, input_id, before, after):
-        if _feature(before, "scte35") != _feature(after, "scte35"):
-            self.client.post(dev.INPUT_SCTE_TOGGLE % input_id, dev.scte35_body(_feature(after, "scte35")))
-        thumbs = _feature(after, "thumbnails")
-        if _feature(before, "thumbnails") != thumbs:
-            if thumbs["enabled"]:
-                self.client.post(dev.INPUT_THUMBNAILS_ENABLE % input_id, dev.thumbnails_body(thumbs["pid"]))
-            else:
-                # GET, but a write: never retried blindly on a connection error.
-                self.client.get(dev.INPUT_THUMBNAILS_DISABLE % input_id, idempotent=False)
+
+def send_input_own(client, requests):
+    """Sends an input's own-endpoint writes (dev.input_own_requests), in their order."""
+    for method, path, body in requests:
+        if method == "GET":
+            client.get(path, idempotent=False)  # GET, but a write: never retried blindly on a connection error
+        else:
+            client.post(path, body)
+
+
+def _own(obj):
+    """The fields of an input object (module shape) that have their own endpoints, in the device's shape."""
+    return dev.input_own_from_module(obj["monitoring"], _feature(obj, "scte35"), _feature(obj, "thumbnails"))
 
 
 def _feature(obj, name):

@@ -252,7 +252,7 @@ class DevicePoller:
         answer = self.client.try_get(self.device.ALIVE, timeout=self.client.timeout)
         if answer is None:
             raise ERRORS.DeviceError(ERRORS.UNREACHABLE, "GET %s: no answer" % self.device.ALIVE)
-        items = {item["id"]: item for item in _plain(SNAPSHOT.snapshot_api(self.device).snapshot_items(self.client))}
+        items = {item["id"]: item for item in _plain(SNAPSHOT.devices.api_snapshot(self.device.KIND).snapshot_items(self.client))}
         return {"uptime": self.device.alive_uptime(answer), "items": items, "at": time.monotonic(),
                 "alerts": self.read_alerts(items) if self.alert_records else {}}
 

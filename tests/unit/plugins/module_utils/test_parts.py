@@ -7,8 +7,9 @@ import types
 
 import pytest
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import restore as backup
+from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.format import FORMAT, FORMAT_1
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import parts as fm_parts
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import restore as fm_restore
 from ansible_collections.broadcast.monitoring.plugins.module_utils._parts import (
     Part,
     purged,
@@ -17,6 +18,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._parts import
     with_second_passes,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import parts as ts_parts
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import restore as ts_restore
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils import _onboard as onboard
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils import _state_parts as state_parts
 
@@ -37,12 +39,16 @@ def test_device_state_onboarding_and_purge_follow_the_registry(registry):
 
 
 def test_backup_sections_follow_the_registries():
-    assert backup.TS_SECTIONS == restore_order(ts_parts)
-    assert backup.FM_SECTIONS == restore_order(fm_parts)
+    ts_sections = ts_restore.section_order({"format": FORMAT})
+    fm_sections = fm_restore.section_order({"format": FORMAT})
+    assert ts_sections == restore_order(ts_parts) == ts_restore.section_order({"format": FORMAT_1})
+    assert fm_sections == restore_order(fm_parts)
     # monitoring first, the system settings last, network at the very end
-    assert backup.TS_SECTIONS == ("alert_profiles", "inputs", "snmp", "converters", "time", "logging", "network")
+    assert ts_sections == ("alert_profiles", "inputs", "snmp", "converters", "time", "logging", "network")
     # the monitor's tuner parts in the one dependency order device_state applies them in
-    assert backup.FM_SECTIONS == ("conf", "schedules", "tuners", "thresholds", "time", "logging", "network")
+    assert fm_sections == ("conf", "schedules", "tuners", "thresholds", "time", "logging", "network")
+    # a format-1 backup of the monitor holds its /conf only
+    assert fm_restore.section_order({"format": FORMAT_1}) == ("conf",)
 
 
 def test_the_second_pass_follows_the_part_it_waits_for_everywhere():

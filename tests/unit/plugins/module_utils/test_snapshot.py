@@ -278,10 +278,14 @@ def test_every_check_is_made_only_of_an_item_that_worked(check):
 
 
 # -- the snapshot a backup keeps --------------------------------------------------------------------
+#: the FakeDevice last made of each device type: the snapshot reader of that type
+READERS = {}
+
+
 @pytest.fixture(autouse=True)
 def device_reads_itself(monkeypatch):
-    """A FakeDevice is its own snapshot reader (a device's is its api_snapshot.py)."""
-    monkeypatch.setattr(snapshot, "snapshot_api", lambda device: device)
+    """A FakeDevice is its type's snapshot reader (a device's is its api_snapshot.py)."""
+    monkeypatch.setattr(snapshot.devices, "api_snapshot", lambda kind: READERS[kind])
 
 
 class FakeDevice:
@@ -289,6 +293,7 @@ class FakeDevice:
 
     def __init__(self, kind, items, **system):
         self.KIND, self.items = kind, items
+        READERS[kind] = self
         self.system = {"firmware_version": "1.0.0", "reboot_needed": False}
         self.system.update(system)
 

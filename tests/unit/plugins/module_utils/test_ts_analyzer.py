@@ -14,6 +14,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources
     Inputs,
     Profiles,
     check_snmp,
+    send_input_own,
     snmp,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
@@ -81,6 +82,23 @@ def test_input_features_shape_and_defaults_left_out():
                                            "monitoring": "started", "scte35": True}
     assert Inputs(None).normalise(dict(obj, thumbnails={"enabled": True, "pid": 33}))["thumbnails"] == {
         "enabled": True, "pid": 33}
+
+
+def test_an_inputs_own_writes_are_built_once_for_the_module_and_the_restore(recording_client):
+    """ts_input converts its shape to the device's and a restore has the device's: both get
+    their monitoring, SCTE-35 and thumbnails writes from dev.input_own_requests."""
+    off = {"monitoring": True, "scte35": {"enabled": False}, "thumbnails": {"enabled": False}}
+    on = {"monitoring": False, "scte35": {"enabled": True}, "thumbnails": {"enabled": True, "pid": 100}}
+    assert dev.input_own_from_module("started", False, {"enabled": False}) == off
+    assert dev.input_own_from_module("stopped", True, {"enabled": True, "pid": 100}) == on
+    client = recording_client()
+    send_input_own(client, dev.input_own_requests(7, off, on))
+    assert [(w["method"], w["path"], w["body"]) for w in client.writes] == [
+        ("GET", dev.INPUT_STOP % 7, None), ("POST", dev.INPUT_SCTE_TOGGLE % 7, {"enabled": True}),
+        ("POST", dev.INPUT_THUMBNAILS_ENABLE % 7, {"pid": 100})]
+    assert [(m, p) for m, p, _body in dev.input_own_requests(7, on, off)] == [
+        ("GET", dev.INPUT_START % 7), ("POST", dev.INPUT_SCTE_TOGGLE % 7), ("GET", dev.INPUT_THUMBNAILS_DISABLE % 7)]
+    assert dev.input_own_requests(7, on, on) == []
 
 
 def test_converter_shape_hides_settings_of_a_stopped_converter():

@@ -1,32 +1,49 @@
 # -*- coding: utf-8 -*-
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The analyzer's sections of a restore: its objects as the analyzer gives them (format 2,
-every field, known or not), or in the modules' shapes (format 1). What each request holds
-and which field is which: _ts/api.py's backup section."""
+"""The analyzer's sections of a restore (_backup/restore.py runs them): its objects as the
+analyzer gives them (format 2, every field, known or not), or in the modules' shapes (format
+1). What each request holds and which field is which: api.py and api_backup.py."""
 
 from __future__ import annotations
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.format import FORMAT_1
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.sections import restore_settings, two_passes
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Resource, reconcile, strip_unset
+from ansible_collections.broadcast.monitoring.plugins.module_utils._parts import restore_order
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api_backup as ts_backup
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import parts
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import (
     Converters,
     Inputs,
     Profiles,
+    send_input_own,
     snmp,
 )
 
 
-def steps(client, saved, check_mode, sections):
-    """The analyzer's sections, each as the step that restores it (``saved``: the backup's ``raw``)."""
+def section_order(doc):
+    """The sections a restore of ``doc`` goes through, in order (the registry's, whatever the format)."""
+    return restore_order(parts)
+
+
+def steps(client, doc, network, check_mode, sections):
+    """The analyzer's own sections of ``doc``, each as the step that restores it (the system
+    settings are _backup/restore.py's; ``network`` changes none of these)."""
+    if doc["format"] == FORMAT_1:
+        return _steps_1(client, doc["config"], check_mode, sections)
+    return _steps_2(client, doc["raw"], check_mode, sections)
+
+
+def _steps_2(client, saved, check_mode, sections):
+    """The sections of a format-2 backup (``saved``: its ``raw``)."""
     wanted = saved["profiles"]
     names = [p["name"] for p in wanted]
     factory = names[0] if names else None  # listed first, as the device numbers it
     # Profiles first (inputs name them), inputs next, and only then the profiles that the
     # backup does not have are deleted, when no input uses them any more (the registry's
-    # pruned_after, _ts/parts.py).
+    # pruned_after, parts.py).
     out = two_passes(sections, "alert_profiles", lambda: RawProfiles(client, factory), wanted, check_mode)
     out["inputs"] = lambda: reconcile(RawInputs(client, names), saved["inputs"], "overridden", check_mode)
     out["snmp"] = lambda: restore_settings(client, ts_device.SNMP_SETTINGS, saved["snmp"], check_mode,
@@ -35,8 +52,8 @@ def steps(client, saved, check_mode, sections):
     return out
 
 
-def steps_1(client, config, check_mode, sections):
-    """The analyzer's sections of a format-1 backup (the modules' shapes)."""
+def _steps_1(client, config, check_mode, sections):
+    """The sections of a format-1 backup (the modules' shapes)."""
     profiles = config["alert_profiles"]
     names = [p["name"] for p in profiles]
     out = two_passes(sections, "alert_profiles", lambda: Profiles(client), profiles, check_mode)
@@ -145,15 +162,10 @@ class RawInputs(Resource):
         self.client.delete(ts_device.INPUT % ts_device.input_id_of(self.raw[before["name"]]))
 
     def _set_own(self, input_id, before, after):
-        """Monitoring, SCTE-35 and thumbnails, each through its own endpoint (GETs that write
-        are never retried blindly)."""
+        """Monitoring, SCTE-35 and thumbnails, each through its own endpoint where it changes."""
         before = dict(before, thumbnails=strip_unset(before.get("thumbnails") or {}))
         after = dict(after, thumbnails=strip_unset(after.get("thumbnails") or {}))
-        for method, path, body in ts_backup.backup_input_own_requests(input_id, before, after):
-            if method == "GET":
-                self.client.get(path, idempotent=False)
-            else:
-                self.client.post(path, body)
+        send_input_own(self.client, ts_device.input_own_requests(input_id, before, after))
 
 
 class RawConverters(Resource):

@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The FM monitor's sections of a restore: its /conf verbatim, then what it shows of its
-tuners outside /conf, through the tuner endpoints. What each request holds: _fm/api.py."""
+"""The FM monitor's sections of a restore (_backup/restore.py runs them): its /conf verbatim,
+then what it shows of its tuners outside /conf, through the tuner endpoints. What each
+request holds: api.py and api_backup.py."""
 
 from __future__ import annotations
 
@@ -10,12 +11,36 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.forma
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import replace_settings
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api_backup as fm_backup
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import parts
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.resources import (
     Schedules,
     Thresholds,
     Tuners,
     reconcile_tuners,
 )
+from ansible_collections.broadcast.monitoring.plugins.module_utils._parts import restore_order
+
+
+def section_order(doc):
+    """The sections a restore of ``doc`` goes through, in order: format 1 holds the monitor's
+    /conf only."""
+    return parts.RAW_SECTIONS if doc["format"] == FORMAT_1 else restore_order(parts)
+
+
+def steps(client, doc, network, check_mode, sections):
+    """The monitor's own sections of ``doc``, each as the step that restores it (the system
+    settings are _backup/restore.py's), once /conf is restored here; None when the restore
+    ends with /conf: a format-1 backup holds nothing else, and in check mode a /conf that
+    changes leaves the rest unknown."""
+    conf = sections.run("conf", lambda: restore_conf(client, doc, network, check_mode))
+    if doc["format"] == FORMAT_1:
+        return None
+    if check_mode and conf["changed"]:
+        # The configuration write sets most of what follows; what it leaves to the later
+        # sections cannot be known before it is made.
+        sections.not_planned = [n for n in section_order(doc)[1:] if network or n != "network"]
+        return None
+    return tuner_steps(client, doc["raw"]["tuners"], check_mode)
 
 
 def restore_conf(client, doc, network, check_mode):
