@@ -183,6 +183,13 @@ class Outcome:
 
 
 @pytest.fixture
+def fresh(sim):
+    """A factory-fresh device by name (tasks.factory_fresh); its request log starts empty."""
+    from .tasks import factory_fresh  # tasks.py imports this file
+    return lambda name: factory_fresh(sim, name)
+
+
+@pytest.fixture
 def play(sim, collections_path, tmp_path):
     return Play(sim, collections_path, tmp_path)
 

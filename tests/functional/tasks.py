@@ -18,6 +18,14 @@ def checked(one_task):
     return dict(one_task, check_mode=True, diff=True)
 
 
+def factory_fresh(sim, name):
+    """The device ``name`` back in factory state, power cycled, its request log empty."""
+    device = sim.fleet.by_name(name)
+    sim.call(device.power_cycle)
+    sim.call(device.reset)
+    return device
+
+
 def write_log(sim, device):
     """Every write and action the device received since its log was cleared, as it logged them
     (method, path, status, body)."""

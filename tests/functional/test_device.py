@@ -12,17 +12,6 @@ from .tasks import ok, task, write_log
 BOTH = ["ts-001", "fm-001"]
 
 
-@pytest.fixture
-def fresh(sim):
-    """A factory-fresh device by name; its request log starts empty."""
-    def reset(name):
-        device = sim.fleet.by_name(name)
-        sim.call(device.power_cycle)
-        sim.call(device.reset)
-        return device
-    return reset
-
-
 # -- device_type ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", BOTH)

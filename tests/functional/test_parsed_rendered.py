@@ -18,6 +18,7 @@ import pytest
 from .conftest import connection, module_examples
 from .device_api import Api
 from .fm_common import seed_stations
+from .tasks import factory_fresh
 from .test_backup import configure_fm, configure_ts
 
 #: a module's config that changes the backup's state: updates, creates, starts, objects named by id
@@ -76,15 +77,9 @@ def restore(play, device, src):
     ok(play.run([online("device_restore", device, src=str(src), firmware_mismatch="ignore")], device.name)[0])
 
 
-def fresh(sim, name):
-    device = sim.fleet.by_name(name)
-    sim.call(device.power_cycle)
-    sim.call(device.reset)
-    return device
-
 
 def configured(sim, name):
-    device = fresh(sim, name)
+    device = factory_fresh(sim, name)
     if device.kind == "ts_analyzer":
         configure_ts(device)
     else:
@@ -167,7 +162,7 @@ def by_key(objects):
 @pytest.mark.parametrize("kind", ["ts", "fm"])
 def test_parsed_is_gathered_and_rendered_replays_as_the_module_writes(play, sim, tmp_path, kind):
     modules = TS if kind == "ts" else FM
-    first, second = configured(sim, "%s-001" % kind), fresh(sim, "%s-002" % kind)
+    first, second = configured(sim, "%s-001" % kind), factory_fresh(sim, "%s-002" % kind)
     saved = tmp_path / "backup.json"
     doc = backup(play, first, saved)
     restore(play, second, saved)
@@ -224,7 +219,7 @@ def test_parsed_is_gathered_and_rendered_replays_as_the_module_writes(play, sim,
 def test_rendered_names_ids_and_hides_secrets(play, sim, tmp_path):
     """Ids the analyzer assigns are named ({input:NAME}, {profile:NAME}); a secret the device holds
     in a field the collection does not know is sent back by an update, and shown hidden."""
-    device = fresh(sim, "ts-001")
+    device = factory_fresh(sim, "ts-001")
     sim.call(lambda: setattr(device, "unknown_fields", "keep"))  # a firmware with fields of its own
     try:
         api = Api(device)
@@ -270,7 +265,7 @@ def test_no_connection_options_and_no_request(play, sim, tmp_path):
 
 
 def test_bad_running_config_is_named(play, sim, tmp_path):
-    ts, fm = fresh(sim, "ts-001"), fresh(sim, "fm-001")
+    ts, fm = factory_fresh(sim, "ts-001"), factory_fresh(sim, "fm-001")
     ts_doc = backup(play, ts, tmp_path / "ts.json")
     fm_doc = backup(play, fm, tmp_path / "fm.json")
     format_1 = {"format": "broadcast.monitoring.backup/1", "device_type": "ts_analyzer", "config": {}}
@@ -319,7 +314,7 @@ def test_rendered_state_replays_as_the_module_writes_with_that_state(play, sim, 
     """rendered_state renders the plan of another state: an overridden ts_input deletes the inputs
     config does not declare, named; replayed on a unit restored from the backup, the requests
     leave it as the module with that state leaves the original."""
-    first, second = configured(sim, "%s-001" % kind), fresh(sim, "%s-002" % kind)
+    first, second = configured(sim, "%s-001" % kind), factory_fresh(sim, "%s-002" % kind)
     saved = tmp_path / "backup.json"
     doc = backup(play, first, saved)
     restore(play, second, saved)

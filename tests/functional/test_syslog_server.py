@@ -12,36 +12,18 @@ import pytest
 
 from bm_simulator.fleet import running_fleet
 
-from .conftest import ROOT, ansible_playbook, connection, recap
+from .conftest import ROOT, ansible_playbook, recap
 from .device_api import Api
+from .tasks import task, writes
 from .test_onboard import load_vars
 
 SERVER = "syslog.example.net:1514"
 
 
-def logging_task(device, **options):
-    return {"name": "device_logging", "broadcast.monitoring.device_logging": dict(connection(device), **options)}
-
-
-def writes_of(sim, device):
-    return [(r["method"], r["path"]) for r in sim.call(device.writes)]
-
-
-@pytest.fixture
-def fresh(sim):
-    """A factory-fresh device by name; its request log starts empty."""
-    def reset(name):
-        device = sim.fleet.by_name(name)
-        sim.call(device.power_cycle)
-        sim.call(device.reset)
-        return device
-    return reset
-
-
 def test_device_logging_writes_host_port_as_given_and_reads_it_back_unchanged(play, sim, fresh):
     fm = fresh("fm-001")
     wanted = {"level": "warning", "remote_syslog": {"enabled": True, "server": SERVER}}
-    out = play.run([logging_task(fm, **wanted), logging_task(fm, **wanted)], fm.name)
+    out = play.run([task("device_logging", fm, **wanted), task("device_logging", fm, **wanted)], fm.name)
     assert out[0].get("failed") is not True and out[0]["changed"] is True, out[0]
     assert out[1].get("failed") is not True and out[1]["changed"] is False, out[1]
     assert Api(fm).get("/conf/log") == {"level": "warning", "enable_rsyslog": True, "rsyslog_server": SERVER}
@@ -61,9 +43,9 @@ def test_device_logging_writes_host_port_as_given_and_reads_it_back_unchanged(pl
 def test_an_invalid_server_is_refused_naming_the_parameter_before_any_write(play, sim, fresh, name, remote_syslog,
                                                                             message):
     device = fresh(name)
-    result = play.run([logging_task(device, remote_syslog=remote_syslog)], name)[0]
+    result = play.run([task("device_logging", device, remote_syslog=remote_syslog)], name)[0]
     assert result.get("failed") is True and message in result["msg"], result
-    assert writes_of(sim, device) == []
+    assert writes(sim, device) == []
 
 
 def test_a_unit_forwarding_to_host_port_is_onboarded_and_site_yml_changes_nothing(collections_path, tmp_path):
