@@ -77,7 +77,6 @@ def restore(play, device, src):
     ok(play.run([online("device_restore", device, src=str(src), firmware_mismatch="ignore")], device.name)[0])
 
 
-
 def configured(sim, name):
     device = factory_fresh(sim, name)
     if device.kind == "ts_analyzer":
