@@ -5,6 +5,7 @@ nothing and reports drift made behind the roles' back."""
 import json
 import os
 import re
+import shutil
 import time
 
 import pytest
@@ -355,8 +356,30 @@ def test_site_in_batches_stops_at_the_first_failed_device(fleet):
     finally:
         fleet.sim.call(first.reset)
     assert code != 0 and "Wrong credentials" in output, output
-    assert output.count("PLAY [TS analyzers]") == 1, output  # the second batch never started
+    assert output.count("PLAY [TS analyzers and FM monitors]") == 1, output  # the second batch never started
     assert contacted["ts-001"] and contacted["ts-002"] == [], contacted
+
+
+def test_a_mistake_in_one_device_types_group_vars_does_not_stop_the_other_type(fleet):
+    """Issue 43 item 4: a misspelt variable in the analyzers' group_vars fails every analyzer;
+    site.yml still brings the FM monitors to their declared state in the same run."""
+    inventory = fleet.workdir / "inventory"
+    shutil.copytree(os.path.join(ROOT, "playbooks", "inventory"), str(inventory))
+    shutil.copy(str(fleet.hosts), str(inventory / "hosts.yml"))
+    with open(inventory / "group_vars" / "ts_analyzers.yml", "a", encoding="utf-8") as handle:
+        handle.write("ts_analyzer_inptus: []  # misspelt\n")
+    fleet.clear()
+    proc = ansible_playbook(fleet.sim, fleet.collections_path, fleet.workdir,
+                            ["-i", str(inventory), os.path.join(ROOT, "playbooks", "site.yml")],
+                            env={"BROADCAST_MONITORING_PASSWORD": "admin"})
+    counts = recap(proc.output)
+    assert proc.returncode != 0 and "ts_analyzer_inptus" in proc.output, proc.output
+    assert set(counts) == set(DEVICES), proc.output
+    assert all(counts[name]["failed"] == 1 for name in ("ts-001", "ts-002")), counts
+    assert all(counts[name]["failed"] == 0 and counts[name]["changed"] > 0 for name in ("fm-001", "fm-002")), counts
+    for name in ("fm-001", "fm-002"):
+        tuners = fleet.sim.call(lambda name=name: fleet.sim.fleet.by_name(name).state["tuners"])
+        assert "Radio One" in json.dumps(tuners), (name, tuners)
 
 
 def _tuner_states(fleet, name):
