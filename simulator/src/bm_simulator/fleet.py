@@ -108,7 +108,11 @@ class Fleet:
         await asyncio.gather(*(device.stop() for device in self.devices), return_exceptions=True)
 
     def inventory(self):
-        """Ansible YAML inventory: one group per device type, connection options as host vars."""
+        """Ansible YAML inventory: one group per device type, connection options as host vars.
+        Twins are also in the group ``twins`` and carry ``broadcast_monitoring_twin``, the
+        address and port they answer at: the collection's roles refuse a run of an inventory
+        that holds twins on a host that is not one, or on a twin whose address the user's
+        variables point elsewhere (a rehearsal never reaches a unit)."""
         groups = {group: {"hosts": {}} for group in GROUPS.values()}
         for device in self.devices:
             groups[GROUPS[device.kind]]["hosts"][device.name] = {
@@ -116,6 +120,11 @@ class Fleet:
                 "device_port": device.port,
                 "device_type": device.kind,
             }
+            if device.name in self.twins:
+                groups[GROUPS[device.kind]]["hosts"][device.name]["broadcast_monitoring_twin"] = {
+                    "host": device.address, "port": device.port}
+        if self.twins:
+            groups["twins"] = {"hosts": {name: None for name in self.twins}}
         return {
             "all": {
                 "vars": {
