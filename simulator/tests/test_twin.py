@@ -169,9 +169,12 @@ def test_twin_command_names_hosts_after_their_files(tmp_path):
         assert proc.stdout.readline().strip() == "ready: 2 devices", proc.stderr.read()
         groups = yaml.safe_load(inventory.read_text())["all"]["children"]
         assert groups["ts_analyzers"]["hosts"]["north-ts"]["ansible_host"] == "127.21.40.1"
+        port = groups["fm_monitors"]["hosts"]["site-fm"]["device_port"]
         assert groups["fm_monitors"]["hosts"]["site-fm"] == {
-            "ansible_host": "127.21.40.2", "device_port": groups["fm_monitors"]["hosts"]["site-fm"]["device_port"],
-            "device_type": "fm_monitor"}
+            "ansible_host": "127.21.40.2", "device_port": port, "device_type": "fm_monitor",
+            "broadcast_monitoring_twin": {"host": "127.21.40.2", "port": port}}
+        # the group the collection's roles know twins by (a rehearsal never reaches a unit)
+        assert groups["twins"] == {"hosts": {"north-ts": None, "site-fm": None}}
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
