@@ -128,7 +128,7 @@ after:
 not_declared:
   description:
     - With O(lists=add), per list given (O(listen_addresses), O(trap_addresses)), the addresses that RV(after) holds
-      and that the list given does not: what the device keeps besides them (added by hand, or by another play).
+      and that the list given does not, that is what the device keeps besides them (added by hand, or by another play).
       C(lists=replace) would remove them.
   returned: when O(state=merged) and O(lists=add)
   type: dict

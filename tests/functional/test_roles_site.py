@@ -515,13 +515,16 @@ def test_audit_sees_every_list_entry_added_by_hand(fleet):
     code, output = fleet.playbook(str(_by_hand(fleet, "ts-001", [
         {"broadcast.monitoring.ts_snmp": {"trap_addresses": ["192.0.2.77:162"], "listen_addresses": ["10.1.1.1"]}},
         {"broadcast.monitoring.device_network": {"device_type": "ts_analyzer",
-                                                 "dns": ["192.0.2.53", "192.0.2.54", "192.0.2.99"]}}])))
+                                                 "dns": ["192.0.2.53", "192.0.2.54", "192.0.2.99"]}},
+        {"broadcast.monitoring.device_time": {"device_type": "ts_analyzer",
+                                              "ntp_servers": ["0.pool.ntp.org", "1.pool.ntp.org", "2.pool.ntp.org"]}}])))
     assert code == 0, output
 
     report, output = audit(fleet, *limit)
     assert report["not_declared"] == {"ts-001": {"snmp.trap_addresses": ["192.0.2.77:162"],
                                                  "snmp.listen_addresses": ["10.1.1.1"]}}, report["not_declared"]
-    assert drifted(report) == {"ts-001": {"network": ["dns: remove 192.0.2.99"]}}, output
+    assert drifted(report) == {"ts-001": {"network": ["dns: remove 192.0.2.99"],
+                                          "time": ["ntp_servers: remove 2.pool.ntp.org"]}}, output
     table = (fleet.workdir / "drift.txt").read_text()
     assert re.search(r"^ts-001 +snmp.trap_addresses +info +on the device, not declared: 192.0.2.77:162$", table, re.M), table
     assert re.search(r"^ts-001 +network +yes +dns: remove 192.0.2.99$", table, re.M), table
