@@ -230,3 +230,21 @@ def test_without_the_option_a_failed_change_is_not_reverted(sim, collections_pat
     assert "applied before it: snmp (changed)" in " ".join(output.split())
     assert "192.0.2.101:162" in api.get("/snmp/settings")["trap_addresses"]
     assert not (tmp_path / "pre-change").exists()
+
+
+def test_an_fm_change_that_fails_part_way_is_reverted(sim, collections_path, tmp_path):
+    """The monitor's time zone is written, then the tuner's write is answered 500: the time zone
+    goes back."""
+    device = sim.fleet.by_name("fm-002")
+    sim.call(device.reset)
+    stations = sorted(f for f, s in device.band.items() if s["rssi"] >= 30)
+    zone = sim.call(lambda: device.state["datetime"]["timezone"])
+    sim.call(device.faults.add, {"kind": "error", "count": 1, "method": "write", "path": "/api/tuner"})
+    code, output, counts = site(sim, collections_path, tmp_path, "fm-002", {
+        "fm_monitor_revert_on_regression": True, "fm_monitor_time": {"timezone": "2"},
+        "fm_monitor_tuners": [{"tuner_id": 0, "frequency": stations[1]}]})
+    flat = " ".join(output.split())
+    assert code != 0 and counts["fm-002"]["failed"] == 1, output
+    assert "the change failed part-way: tuners:" in flat and "applied before it: time (changed)" in flat, output
+    assert "Reverted (fm_monitor_revert_on_regression)" in flat, output
+    assert sim.call(lambda: device.state["datetime"]["timezone"]) == zone
