@@ -81,7 +81,7 @@ def lock_folder():
         if _own_folder(folder, narrow=True) is not None:
             return folder
     raise LockError("no folder for the device locks: %s are another account's, not folders, or cannot be made;"
-                    " nothing was sent to the device" % " and ".join(folder for _, folder in candidates))
+                    " nothing was sent to the device" % " and ".join(candidate[1] for candidate in candidates))
 
 
 def _own_folder(path, narrow):

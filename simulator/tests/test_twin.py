@@ -232,8 +232,8 @@ def test_malformed_format_2_backups_are_refused_naming_the_field(tmp_path):
     with pytest.raises(twin.BackupError, match=r"field raw.converters\[0\].port is missing"):
         twin.read_backup(write(tmp_path, "ts", ts))
     with pytest.raises(twin.BackupError, match=r"field raw.tuners\[0\].tuner_id must be an integer, not true"):
-        twin.read_backup(write(tmp_path, "fm", dict(fm_backup(site_conf()), raw={"conf": site_conf(),
-                                                                              "tuners": [{"tuner_id": True}]})))
+        raw = {"conf": site_conf(), "tuners": [{"tuner_id": True}]}
+        twin.read_backup(write(tmp_path, "fm", dict(fm_backup(site_conf()), raw=raw)))
     with pytest.raises(twin.BackupError, match=r"field raw.conf is missing"):
         twin.read_backup(write(tmp_path, "fm", dict(fm_backup(site_conf()), raw={})))
 

@@ -65,7 +65,7 @@ def test_a_folder_another_account_made_in_the_temporary_directory_is_not_used(pl
 
 
 def test_a_folder_of_this_users_with_wider_modes_is_narrowed(places):
-    home_folder, _ = places
+    home_folder = places[0]
     home_folder.mkdir(parents=True)
     home_folder.chmod(0o777)
     locks_in(home_folder)
@@ -99,7 +99,7 @@ def test_a_symbolic_link_is_never_followed(places, tmp_path):
 
 
 def test_a_home_that_cannot_be_used_falls_back_to_the_temporary_directory(places, monkeypatch, tmp_path):
-    _, tmp_folder = places
+    tmp_folder = places[1]
     monkeypatch.setenv("HOME", str(tmp_path / "no" / "such" / "home"))
     locks_in(tmp_folder)
 
