@@ -221,6 +221,17 @@ def test_a_change_refused_by_its_plan_is_not_restored(sim, collections_path, tmp
     assert [r for r in sim.call(device.writes) if r["path"].startswith(("/api/snmp", "/api/inputs"))] == []
 
 
+def test_a_change_that_fails_before_it_runs_fails_with_its_own_message(sim, collections_path, tmp_path, analyzer):
+    """A role variable the role does not know stops the apply before any part runs: the device
+    fails with that message, and no restore runs."""
+    device, api = analyzer
+    sim.call(device.requests.clear)
+    code, output, counts = site(sim, collections_path, tmp_path, "ts-002", dict(FAILING_CHANGE, ts_analyzer_inptus=[]))
+    assert code != 0 and counts["ts-002"]["failed"] == 1, output
+    assert "ts_analyzer_inptus" in output and "Reverted" not in output and "sections written" not in output, output
+    assert [r for r in sim.call(device.writes) if r["path"].startswith(("/api/snmp", "/api/inputs"))] == []
+
+
 def test_without_the_option_a_failed_change_is_not_reverted(sim, collections_path, tmp_path, analyzer):
     device, api = analyzer
     sim.call(device.faults.add, INPUTS_WRITE_FAILS)
