@@ -76,33 +76,35 @@ def lock_folder():
     candidates = [(os.path.dirname(home), home)] if not home.startswith("~") else []
     candidates.append((None, os.path.join(tempfile.gettempdir(), "broadcast.monitoring-locks-%d" % os.getuid())))
     for parent, folder in candidates:
-        if parent is not None and _own_folder(parent, narrow=False) is None:
+        if parent is not None and _own_folder(parent, parent=True) is None:
             continue
-        if _own_folder(folder, narrow=True) is not None:
+        if _own_folder(folder) is not None:
             return folder
     raise LockError("no folder for the device locks: %s are another account's, not folders, or cannot be made;"
                     " nothing was sent to the device" % " and ".join(candidate[1] for candidate in candidates))
 
 
-def _own_folder(path, narrow):
-    """``path`` when it is (or is now made, 0700) a real folder of this user's that no one else may
-    write to; with ``narrow``, one of this user's with wider modes is narrowed to 0700 (without,
-    it is not used). None otherwise."""
+def _own_folder(path, parent=False):
+    """``path`` when it is (or is now made, 0700) a folder of this user's that no one else may
+    write to, None otherwise. The lock folder is never a symbolic link, and one of this user's
+    with wider modes is narrowed to 0700; a ``parent`` (``~/.ansible``, which only this user can
+    have made a link) may be a link, and with wider modes is not used, never changed."""
     try:
         os.mkdir(path, 0o700)
     except OSError as err:
         if err.errno != errno.EEXIST:
             return None
     try:
-        handle = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
+        no_link = 0 if parent else getattr(os, "O_NOFOLLOW", 0)
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | no_link)
     except OSError:
         return None  # a symbolic link, or not a folder
     try:
         info = os.fstat(handle)
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
             return None
-        wide = info.st_mode & (0o077 if narrow else 0o022)
-        if wide and not narrow:
+        wide = info.st_mode & (0o022 if parent else 0o077)
+        if wide and parent:
             return None
         if wide:
             os.fchmod(handle, 0o700)

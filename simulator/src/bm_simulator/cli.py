@@ -121,8 +121,8 @@ def check_twin_args(parser, args):
         parser.error(str(err))
     # a twin saves its state as <host>.json in --state-dir: never onto the backup it was given
     for path, (host, _doc) in zip(args.backups, args.twins):
-        state = os.path.join(args.state_dir or "", "%s.json" % host)
-        if args.state_dir and os.path.exists(state) and os.path.samefile(state, path):
+        state = os.path.join(args.state_dir, "%s.json" % host) if args.state_dir else None
+        if state and os.path.exists(state) and os.path.samefile(state, path):
             parser.error("%s: the twin's state file in --state-dir would be this backup (read as saved state and"
                          " overwritten): give --state-dir a folder of its own" % path)
     args.ts = args.fm = 0

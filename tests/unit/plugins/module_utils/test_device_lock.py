@@ -113,3 +113,13 @@ def test_when_no_place_is_this_users_the_message_names_them_and_nothing_is_locke
         device_lock.lock_file("ts-1:80")
     message = str(failure.value)
     assert str(home_folder) in message and str(tmp_folder) in message and "nothing was sent" in message
+
+
+def test_a_dot_ansible_that_is_a_link_of_this_users_is_followed(places, tmp_path):
+    """~/.ansible kept elsewhere (dotfiles): only this user can have made the link in its home."""
+    home_folder, tmp_folder = places
+    kept = tmp_path / "dotfiles-ansible"
+    kept.mkdir(mode=0o700)
+    home_folder.parent.symlink_to(kept)
+    locks_in(home_folder)
+    assert (kept / "broadcast.monitoring-locks").is_dir() and not tmp_folder.exists()
