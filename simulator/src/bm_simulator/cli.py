@@ -11,6 +11,7 @@ Each command's --help lists its options.
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import sys
 
@@ -118,6 +119,12 @@ def check_twin_args(parser, args):
         loopback_addresses(args.address, len(args.twins))
     except ValueError as err:
         parser.error(str(err))
+    # a twin saves its state as <host>.json in --state-dir: never onto the backup it was given
+    for path, (host, _doc) in zip(args.backups, args.twins):
+        state = os.path.join(args.state_dir, "%s.json" % host) if args.state_dir else None
+        if state and os.path.exists(state) and os.path.samefile(state, path):
+            parser.error("%s: the twin's state file in --state-dir would be this backup (read as saved state and"
+                         " overwritten): give --state-dir a folder of its own" % path)
     args.ts = args.fm = 0
     args.fm_conf = "complete"
 

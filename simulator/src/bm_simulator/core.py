@@ -296,12 +296,27 @@ class Device:
         return os.path.join(self.state_dir, "%s.json" % self.name)
 
     def _load_state(self):
+        """The state save() kept, read as untrusted input: a file in --state-dir is refused
+        (ValueError naming it and the field) unless it reads as a state file, and its address
+        must be loopback."""
         path = self._state_path()
         if not path or not os.path.exists(path):
             return None
-        with open(path, encoding="utf-8") as handle:
-            saved = json.load(handle)
-        self.address = saved.get("active_address", self.address)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                saved = json.load(handle)
+        except (OSError, ValueError) as err:
+            raise ValueError("%s: not readable as a state file of the simulator: %s" % (path, err)) from None
+        if not isinstance(saved, dict) or "format" in saved:
+            raise ValueError("%s: not a state file of the simulator (a device_backup document is not one): give"
+                             " --state-dir a folder of its own" % path)
+        if not isinstance(saved.get("state"), dict):
+            raise ValueError("%s: field state must be an object (not a state file of the simulator)" % path)
+        address = saved.get("active_address", self.address)
+        if not is_loopback(address):
+            raise ValueError("%s: field active_address: refusing non-loopback address %r: the simulator serves"
+                             " loopback only" % (path, address))
+        self.address = address
         return saved["state"]
 
     def save(self):
@@ -588,6 +603,10 @@ class Device:
         await self._listen()
 
     async def _listen(self):
+        # every address a device binds, whatever it came from (arguments, a state file, a reboot)
+        if not is_loopback(self.address):
+            raise ValueError("%s: refusing non-loopback address %r: the simulator serves loopback only"
+                             % (self.name, self.address))
         self._site = web.TCPSite(self._runner, self.address, self.port, reuse_address=True)
         await self._site.start()
         if self.port == 0:
