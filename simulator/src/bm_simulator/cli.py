@@ -87,6 +87,10 @@ def add_variant_arguments(parser):
                         help="whether a device refuses a firmware bundle whose hardware-compatibility names other "
                              "models (the documents do not say): install any signed bundle, or check (default "
                              "%(default)s)")
+    parser.add_argument("--factory-reset-firmware", choices=("kept", "factory"), default="kept",
+                        help="the firmware a device runs after a factory reset (the documents say a reset restores "
+                             "the default configuration, address and credentials, not what of the firmware): the "
+                             "one it had installed, or the factory version 1.0.0 (default %(default)s)")
 
 
 def parse_args(argv):
@@ -148,6 +152,7 @@ async def serve(args):
         ts_role_denied=args.ts_role_denied,
         unknown_fields=args.unknown_fields, fm_conf=args.fm_conf, shape=args.shape,
         bundle_target=args.bundle_target, twins=getattr(args, "twins", ()),
+        factory_reset_firmware=args.factory_reset_firmware,
     )
     try:
         await fleet.start()

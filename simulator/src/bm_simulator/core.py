@@ -206,9 +206,21 @@ class Device:
     #: "ignored" (default): any signed bundle is installed; "checked": a bundle naming other
     #: models than this device's is refused, one naming none is installed.
     BUNDLE_TARGET_CHECKS = ("ignored", "checked")
+    #: The firmware a factory reset leaves. The documents say what a reset restores: "Factory
+    #: reset returns the device to its static default address and default credentials"
+    #: (ts-analyzer-api.md), "wipes all configuration and reboots" and "Factory reset restores
+    #: default credentials" (fm-monitor-api.md); none says the installed firmware changes.
+    #: "kept" (default): the unit boots the firmware it had installed; "factory": it goes back
+    #: to FACTORY_FIRMWARE, as a unit whose reset also restores its factory image would.
+    FACTORY_RESET_FIRMWARE = ("kept", "factory")
 
     def __init__(self, name, address, port, time_scale=1.0, state_dir=None, seed=0, upgrade=None,
-                 unknown_fields="refuse", shape="documented", bundle_target="ignored"):
+                 unknown_fields="refuse", shape="documented", bundle_target="ignored", factory_reset_firmware="kept"):
+        if factory_reset_firmware not in self.FACTORY_RESET_FIRMWARE:
+            raise ValueError("%s: factory_reset_firmware %r is not one of %s"
+                             % (name, factory_reset_firmware, ", ".join(self.FACTORY_RESET_FIRMWARE)))
+        #: "kept" or "factory" (FACTORY_RESET_FIRMWARE); may be changed while it runs
+        self.factory_reset_firmware = factory_reset_firmware
         if bundle_target not in self.BUNDLE_TARGET_CHECKS:
             raise ValueError("%s: bundle_target %r is not one of %s"
                              % (name, bundle_target, ", ".join(self.BUNDLE_TARGET_CHECKS)))
@@ -579,7 +591,8 @@ class Device:
 
     def info(self):
         return {"name": self.name, "kind": self.kind, "address": self.address, "port": self.port, "down": self.down,
-                "upgrade": self.upgrade, "bundle_target": self.bundle_target, "unknown_fields": self.unknown_fields}
+                "upgrade": self.upgrade, "bundle_target": self.bundle_target, "unknown_fields": self.unknown_fields,
+                "factory_reset_firmware": self.factory_reset_firmware}
 
     # -- lifecycle --------------------------------------------------------------------
     async def start(self):
@@ -644,7 +657,11 @@ class Device:
         self.lost_signals |= self.lost_at_boot  # an armed loss at any boot happens now
         self.lost_at_boot = set()
         if self._reset_at_boot:
+            # an installed firmware waiting for the reboot is the one the unit boots
+            installed = self.state.get("pending", {}).get("firmware_version", self.state["firmware_version"])
             self.state = self._fresh_state()
+            if self.factory_reset_firmware == "kept":
+                self.state["firmware_version"] = installed
         elif "firmware_version" in (self.apply_pending() or {}):
             # booting into a firmware it installed: an armed signal loss happens now
             self.lost_signals |= self.lost_after_upgrade
