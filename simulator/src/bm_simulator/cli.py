@@ -82,7 +82,9 @@ def add_variant_arguments(parser):
     parser.add_argument("--shape", choices=core.SHAPES, default="documented",
                         help="how answers are shaped where the documents leave it open: as documented, with a field"
                              " no document names in every object, with every array in another order, without null"
-                             " fields, or with the other field names of the notes (default %(default)s)")
+                             " fields, with the other field names of the notes, with a schedule's events of a day"
+                             " in another order, or with the analyzer's DNS servers named dns_servers (default"
+                             " %(default)s)")
     parser.add_argument("--bundle-target", choices=("ignored", "checked"), default="ignored",
                         help="whether a device refuses a firmware bundle whose hardware-compatibility names other "
                              "models (the documents do not say): install any signed bundle, or check (default "

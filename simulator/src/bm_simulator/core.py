@@ -60,7 +60,12 @@ def unknown_keys(value, known):
 #: is sent as null or not at all), "aliases" (the other names NOTES.md gives for "not shown"
 #: fields: "Some firmware releases name `streamer_uptime` `xcast_uptime` and
 #: `fpga_ver`/`streamer_ver` `altera_ver`/`xcast_ver`.": ALIASES).
-SHAPES = ("documented", "extra", "reordered", "sparse", "aliases")
+#: "unsorted" (a schedule's events of each day in the reverse of the order they were given: the
+#: FM document gives a day's events as "an array of `{minute, state}`" and an event is reached
+#: when "day and minute match", so their order carries no meaning), "renamed" (the analyzer's
+#: network settings name their DNS servers `dns_servers`, not `dns`: ts-analyzer-api.md, "Field
+#: names of responses of ... the system endpoints: not shown"; RENAMED).
+SHAPES = ("documented", "extra", "reordered", "sparse", "aliases", "unsorted", "renamed")
 EXTRA_FIELD = "vendor_extension"
 #: arrays whose order is configuration (servers tried in order; schedule events by time),
 #: never reordered
@@ -121,8 +126,37 @@ def reordered(value, field=None):
     return value
 
 
-#: how each shape other than "documented" changes a GET answer
-RESHAPED = {"extra": extra_fields, "reordered": reordered, "sparse": without_nulls, "aliases": aliased}
+def events_unsorted(value, field=None):
+    """``value`` (an answer) with each day's schedule events (``events``: {day: [event...]}) in
+    reverse order, at any depth."""
+    if field == "events" and isinstance(value, dict):
+        return {day: listed[::-1] if isinstance(listed, list) else listed for day, listed in value.items()}
+    if isinstance(value, dict):
+        return {key: events_unsorted(item, key) for key, item in value.items()}
+    if isinstance(value, list):
+        return [events_unsorted(item) for item in value]
+    return value
+
+
+#: per device kind, the document's name -> the name a "renamed" device answers with (and takes in
+#: a write); only where the document leaves the field names open
+RENAMED = {"ts_analyzer": {"dns": "dns_servers"}}
+
+
+def renamed(value, names):
+    """``value`` (an answer) with the fields of ``names`` under their other names, at any depth."""
+    if isinstance(value, dict):
+        return {names.get(key, key): renamed(item, names) for key, item in value.items()}
+    if isinstance(value, list):
+        return [renamed(item, names) for item in value]
+    return value
+
+
+#: how each shape other than "documented" changes a GET answer of a device of a kind
+RESHAPED = {"extra": lambda value, kind: extra_fields(value), "reordered": lambda value, kind: reordered(value),
+            "sparse": lambda value, kind: without_nulls(value), "aliases": lambda value, kind: aliased(value),
+            "unsorted": lambda value, kind: events_unsorted(value),
+            "renamed": lambda value, kind: renamed(value, RENAMED.get(kind, {}))}
 
 
 #: the lists of /_sim/signals: lost now, at the next boot into installed firmware, at the next boot
@@ -442,6 +476,8 @@ class Device:
                     return _json({"code": 400, "message": "body: not valid JSON"}, 400)
                 if self.shape == "extra":
                     body = without_extra_fields(body)
+                if self.shape == "renamed":  # the device takes its own names back
+                    body = renamed(body, {other: name for name, other in RENAMED.get(self.kind, {}).items()})
             caller = None
             if role is not None:
                 caller = self.role_of(request)
@@ -466,7 +502,7 @@ class Device:
                 return result
             self._record(request, kind, 200)
             if request.method == "GET" and self.shape in RESHAPED:
-                result = RESHAPED[self.shape](result)
+                result = RESHAPED[self.shape](result, self.kind)
             return _json({} if result is None else result, 200)
 
         return serve
