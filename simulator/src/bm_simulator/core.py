@@ -10,6 +10,8 @@ body ``{"code", "message"}``.
 import asyncio
 import contextvars
 import copy
+import html
+import inspect
 import ipaddress
 import json
 import logging
@@ -157,6 +159,15 @@ RESHAPED = {"extra": lambda value, kind: extra_fields(value), "reordered": lambd
             "sparse": lambda value, kind: without_nulls(value), "aliases": lambda value, kind: aliased(value),
             "unsorted": lambda value, kind: events_unsorted(value),
             "renamed": lambda value, kind: renamed(value, RENAMED.get(kind, {}))}
+
+
+#: the web pages a device serves outside /api (title, body)
+PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>%s</title></head>
+<body>
+%s
+</body></html>
+"""
 
 
 #: the lists of /_sim/signals: lost now, at the next boot into installed firmware, at the next boot
@@ -420,6 +431,7 @@ class Device:
         app = web.Application(middlewares=[self._middleware], client_max_size=256 * 1024 * 1024)
         for (method, path, kind, role), handler in self._routes():
             app.router.add_route(method, "/api" + path, self._wrap(handler, kind, role))
+        app.router.add_get("/api.html", self._reference_page)
         app.router.add_get("/_sim/requests", self._sim_requests)
         app.router.add_delete("/_sim/requests", self._sim_clear_requests)
         app.router.add_get("/_sim/faults", self._sim_get_faults)
@@ -429,6 +441,32 @@ class Device:
         app.router.add_get("/_sim/signals", self._sim_get_signals)
         app.router.add_post("/_sim/signals", self._sim_set_signals)
         return app
+
+    async def _reference_page(self, request):
+        """``GET /api.html`` (no token): a reference of the API this simulated device implements,
+        generated from its routes. ts-analyzer-api.md: "An interactive reference page is served at
+        `http://<device-ip>/api.html`, outside `{base_url}`"; the FM monitor's document names no
+        such page: the simulator serves its own there, so that both have one."""
+        rows = "".join(
+            "<tr><td>%s</td><td><code>/api%s</code></td><td>%s</td><td>%s</td><td>%s</td></tr>\n"
+            % (method, html.escape(path), "none" if role is None else role, kind,
+               html.escape((inspect.getdoc(handler) or "").split("\n\n")[0].replace("\n", " ")))
+            for (method, path, kind, role), handler in sorted(self._routes(), key=lambda r: (r[0][1], r[0][0])))
+        intro = (
+            "<h1>API reference: %s (simulated)</h1>\n"
+            "<p>What this simulated device implements, generated from its routes. Base URL <code>/api</code>. "
+            "Log in with <code>POST /api%s</code> and a JSON body <code>{\"role\": \"admin\", \"password\": "
+            "\"...\"}</code>; send the token it returns as <code>Authorization: Bearer TOKEN</code>. Bodies are JSON: "
+            "send them with <code>Content-Type: application/json</code> (the firmware upload takes "
+            "<code>multipart/form-data</code>, field <code>file</code>). An error answers "
+            "<code>{\"code\": INTEGER, \"message\": TEXT}</code>.</p>\n"
+            "<p>Least role: the role a token needs (none: no token). Counts as: a read, a write (it changes the "
+            "configuration), an action (reboot, upgrade, recording...) or the login.</p>\n"
+            % (html.escape(self.MODEL or self.kind), html.escape(self.login_path)))
+        self._record(request, "read", 200)
+        return web.Response(text=PAGE % ("API reference", intro + (
+            "<table>\n<tr><th>Method</th><th>Path</th><th>Least role</th><th>Counts as</th><th>Notes</th></tr>\n"
+            "%s</table>" % rows)), content_type="text/html")
 
     def _record(self, request, kind, status):
         # Path only: query strings may carry one-time download tokens.
@@ -488,6 +526,14 @@ class Device:
                     status = self.role_denied_status
                     self._record(request, kind, status)
                     return _json({"code": status, "message": "This operation needs the admin role"}, status)
+            if request.can_read_body and request.content_type not in ("application/json", "multipart/form-data"):
+                # "All request and response bodies are JSON unless stated otherwise" (ts-analyzer-api.md;
+                # fm-monitor-api.md: "Bodies are JSON unless stated otherwise"); the firmware upload's
+                # multipart/form-data is the one stated otherwise
+                self._record(request, kind, 400)
+                return _json({"code": 400, "message": "body: send it as JSON, with the header Content-Type:"
+                              " application/json (this request's Content-Type is %s)"
+                              % (request.headers.get("Content-Type") or "missing")}, 400)
             UNKNOWN_FIELDS.set(self.unknown_fields)  # this request's task only
             try:
                 self.advance()
