@@ -9,7 +9,6 @@ shown (as the docs test does for a hosts file), and a scratch folder in place of
 diagnostics_dir (SUBSTITUTED). The guide's poll_interval (10 s) makes it take about a minute."""
 
 import os
-import signal
 import subprocess
 import time
 
@@ -20,7 +19,10 @@ from bm_simulator.fleet import running_fleet
 from tests.functional.conftest import leak_watch
 from tests.functional.test_docs_run import blocks, commands, hosts_for_fleet
 
-from .test_rulebooks import EDA_BIN, PASSWORD, ROOT, client_for, input_body, pytestmark, stop  # noqa: F401
+from . import test_rulebooks
+from .test_rulebooks import EDA_BIN, PASSWORD, ROOT, client_for, input_body, stop
+
+pytestmark = test_rulebooks.pytestmark  # skipped, saying what is missing, without ansible-rulebook or Java
 
 GUIDE = os.path.join("docs", "docsite", "rst", "guide_eda.rst")
 HERE = "tests/eda/test_guide_eda.py"
@@ -65,7 +67,7 @@ def workdir(sim, tmp_path):
     (work / "build").mkdir(parents=True)
     (work / "build" / "eda-venv").symlink_to(os.path.dirname(EDA_BIN))
     (work / "build" / "collections").symlink_to(os.path.join(ROOT, "build", "collections"))
-    files, _ = guide_blocks()
+    files = guide_blocks()[0]
     assert sorted(files) == ["hosts.yml", "vars.yml"], files
     (work / "hosts.yml").write_text(hosts_for_fleet(files["hosts.yml"], sim))
     (work / "vars.yml").write_text(vars_for_fleet(files["vars.yml"], sim, work))
@@ -87,12 +89,13 @@ def environment():
 
 
 def test_the_guide_names_the_blocks_this_test_runs():
-    _, runs = guide_blocks()
-    assert [("ansible-rulebook" in text, "eda_diagnose" in text) for _, text in runs] == [(True, False), (False, True)], runs
+    runs = guide_blocks()[1]
+    assert [("ansible-rulebook" in text, "eda_diagnose" in text) for line, text in runs] == [
+        (True, False), (False, True)], runs
 
 
 def test_the_rulebook_runs_as_the_guide_says_and_collects_a_lost_signal(sim, workdir):
-    _, runs = guide_blocks()
+    runs = guide_blocks()[1]
     script = runs[0][1]
     device = sim.fleet.by_name("ts-001")
     log = workdir / "rulebook.log"
@@ -113,7 +116,7 @@ def test_the_rulebook_runs_as_the_guide_says_and_collects_a_lost_signal(sim, wor
         return [r for r in sim.call(lambda: list(device.requests)) if r["path"] == "/api/inputs" and r["status"] == 200]
 
     try:
-        wait_for(lambda: polls(), "the event source's first poll")
+        wait_for(polls, "the event source's first poll")
         sim.call(device.lose_signal, 1)
         wait_for(lambda: bool(list(workdir.glob("diagnostics/ts-001-input-1-*/input-1-alerts.csv"))),
                  "the incident folder in the guide's diagnostics_dir")
@@ -129,7 +132,7 @@ def test_the_rulebook_runs_as_the_guide_says_and_collects_a_lost_signal(sim, wor
 
 def test_the_playbook_runs_by_hand_as_the_guide_says(sim, workdir):
     """The by-hand block, in the shell the set-up block left (its exports)."""
-    _, runs = guide_blocks()
+    runs = guide_blocks()[1]
     exports = "\n".join(line for line in runs[0][1].splitlines() if line.startswith("export "))
     proc = subprocess.run(["bash", "-e", "-c", exports + "\n" + runs[1][1]], cwd=str(workdir), env=environment(),
                           capture_output=True, text=True, timeout=300, check=False)

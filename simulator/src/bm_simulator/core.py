@@ -450,7 +450,7 @@ class Device:
         rows = "".join(
             "<tr><td>%s</td><td><code>/api%s</code></td><td>%s</td><td>%s</td><td>%s</td></tr>\n"
             % (method, html.escape(path), "none" if role is None else role, kind,
-               html.escape((inspect.getdoc(handler) or "").split("\n\n")[0].replace("\n", " ")))
+               html.escape((inspect.getdoc(handler) or "").split("\n\n", maxsplit=1)[0].replace("\n", " ")))
             for (method, path, kind, role), handler in sorted(self._routes(), key=lambda r: (r[0][1], r[0][0])))
         intro = (
             "<h1>API reference: %s (simulated)</h1>\n"
