@@ -133,9 +133,9 @@ header:
   type: str
 variable_texts:
   description:
-    - Each variable of RV(variables) as the YAML text RV(content) holds for it (device text tagged C(!unsafe)), by
-      name: a file of some of them is their texts one after the other. C(playbooks/onboard.yml) with
-      C(onboard_group_vars=true) writes those that every device of a group shares into the group's file.
+    - Each variable of RV(variables) as YAML text, by name, device text tagged C(!unsafe); the texts of some of them,
+      one after the other, make a variables file. C(playbooks/onboard.yml) with C(onboard_group_vars=true) writes
+      those that every device of a group shares into the group's file.
   returned: success
   type: dict
   sample: {"ts_analyzer_time": "ts_analyzer_time:\n  ntp: true\n  ntp_servers: [192.0.2.123]\n  timezone: UTC\n"}
