@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from .conftest import ROOT, ansible_playbook, recap
-from .device_api import Api
+from .device_api import Api, login
 
 DEVICES = ("ts-001", "ts-002", "fm-001", "fm-002")
 
@@ -341,6 +341,32 @@ def test_the_example_inventory_has_no_fallback_password(fleet):
     assert code != 0, output
     assert "broadcast_monitoring_password" in output and "BROADCAST_MONITORING_PASSWORD" in output, output
     assert all(fleet.requests(name) == [] for name in DEVICES), [fleet.requests(name) for name in DEVICES]
+
+
+def test_the_roles_set_the_passwords_declared_and_a_rotation_settles(fleet):
+    """Issue 43: ts_analyzer_passwords and fm_monitor_passwords rotate the fleet password in
+    site.yml itself: in check mode nothing is written; the run with the old password sets the
+    new ones (the user role's first); the next run, with the new password, changes nothing."""
+    new = {"admin": "Rotated-Admin-7", "user": "Rotated-User-7"}
+    passwords = fleet.workdir / "passwords.yml"
+    passwords.write_text(yaml.safe_dump({"ts_analyzer_passwords": new, "fm_monitor_passwords": new}))
+    code, output = site(fleet)  # the declared state first, so that only the passwords change below
+    assert code == 0, output
+    fleet.clear()
+    code, output = site(fleet, "--check", "-e", "@%s" % passwords)
+    assert code == 0 and all(counts["changed"] > 0 for counts in recap(output).values()), output
+    assert all(r["kind"] in ("login", "read") for name in DEVICES for r in fleet.requests(name))
+    code, output = site(fleet, "-e", "@%s" % passwords)
+    assert code == 0 and all(counts["changed"] > 0 for counts in recap(output).values()), output
+    for name in DEVICES:
+        device = fleet.sim.fleet.by_name(name)
+        assert login(device, new["admin"]).status_code == 200 and login(device, new["user"], "user").status_code == 200
+        assert login(device, "admin").status_code != 200, name
+    fleet.clear()
+    code, output = fleet.playbook(os.path.join(ROOT, "playbooks", "site.yml"), "-e", "@%s" % passwords,
+                                  password=new["admin"])
+    assert code == 0 and all(counts["changed"] == 0 for counts in recap(output).values()), output
+    assert not [r for name in DEVICES for r in fleet.requests(name) if r["kind"] in ("write", "action")]
 
 
 def test_site_in_batches_stops_at_the_first_failed_device(fleet):
