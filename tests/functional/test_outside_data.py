@@ -10,7 +10,7 @@ evaluated by the playbooks that take them, given as ansible-rulebook and users g
 - artifacts: ``-e @artifacts.json`` (report.yml's header) through report.yml and firmware_rollout.yml's
   canary gate.
 
-Every payload is ``{{ lookup('pipe', 'touch ran-<field>') }}`` run where ansible-playbook runs:
+Every payload is ``{{ lookup('pipe', 'touch "$R"-<field>') }}``, $R a path in the test's folder:
 no such file may appear; where the playbooks show the text (info.json, the reports) it is there intact.
 
 With BM_ANSIBLE_BINS (directories holding other ansible-core releases' ansible-playbook, separated by
@@ -30,10 +30,11 @@ import yaml
 from .conftest import ROOT, leak_watch
 from .device_api import Api
 
-PAYLOAD = "{{ lookup('pipe', 'touch ran-%s') }}"
+#: the pipe lookup runs in the playbook's folder: the marker goes where $R says (the test's own folder)
+PAYLOAD = "{{ lookup('pipe', 'touch \"$R\"-%s') }}"
 #: the names a device holds: an analyzer input and an FM tuner (registered results carry them)
 INPUT_NAME = PAYLOAD % "input-name"
-TUNER_NAME = "{{lookup('pipe','touch ran-t')}}"  # a tuner name holds 32 characters
+TUNER_NAME = "{{lookup('pipe','touch $R-t')}}"  # a tuner name holds 32 characters
 BINS = [os.path.dirname(sys.executable)] + [d for d in os.environ.get("BM_ANSIBLE_BINS", "").split(":") if d]
 
 
@@ -121,7 +122,8 @@ def run(bin_dir, sim, collections_path, workdir, args, env=None):
     command = [os.path.join(bin_dir, "ansible-playbook")] + list(args) + ["-vvv"]
     environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections_path, ANSIBLE_NOCOLOR="1",
                        ANSIBLE_HOST_KEY_CHECKING="0", ANSIBLE_RETRY_FILES_ENABLED="0", ANSIBLE_LOCALHOST_WARNING="0",
-                       ANSIBLE_INVENTORY_UNPARSED_WARNING="0", BROADCAST_MONITORING_PASSWORD="admin")
+                       ANSIBLE_INVENTORY_UNPARSED_WARNING="0", BROADCAST_MONITORING_PASSWORD="admin",
+                       R=str(workdir / "ran"))
     environment.pop("PYTHONPATH", None)
     environment.update(env or {})
     proc = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300, check=False,
