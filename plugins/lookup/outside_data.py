@@ -57,8 +57,10 @@ _MISSING = object()
 
 class LookupModule(LookupBase):
     def run(self, terms, variables=None, **kwargs):
-        self.set_options(var_options=variables, direct=kwargs)
-        default = self.get_option("default") if "default" in kwargs else _MISSING
+        unknown = sorted(set(kwargs) - {"default"})
+        if unknown:
+            raise AnsibleLookupError("outside_data: unknown option %s: it takes default only" % ", ".join(unknown))
+        default = kwargs.get("default", _MISSING)
         values = []
         for term in terms:
             if not isinstance(term, str):

@@ -262,3 +262,27 @@ def test_every_artifact_kind_planted_executes_nothing(sim, collections_path, tmp
         "-e", "firmware_rollout_phase=after_canary"])
     assert executed(tmp_path) == [], proc.output[-4000:]
     assert proc.returncode != 0 and "the canary failed on" in proc.output, proc.output[-4000:]
+
+
+@pytest.mark.parametrize("bin_dir", BINS)
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "processes"])
+def test_device_text_in_registered_results_is_data(sim, collections_path, tmp_path, planted_devices, bin_dir, direct):
+    """audit.yml shows what the devices hold (an input it does not declare, a tuner's name) in its drift
+    table (a debug msg) and report, templated from the modules' registered results: shown, never run."""
+    ts, fm, unused = planted_devices
+    inventory = tmp_path / "hosts.yml"
+    sim.write_inventory(str(inventory))
+    data = yaml.safe_load(inventory.read_text())
+    data["all"]["children"]["ts_analyzers"]["vars"] = {"ts_analyzer_inputs": []}
+    data["all"]["children"]["fm_monitors"]["vars"] = {"fm_monitor_tuners": [{"tuner_id": 0, "name": "Radio One"}]}
+    inventory.write_text(yaml.safe_dump(data))
+    report = tmp_path / "drift.json"
+    proc = run(bin_dir, sim, collections_path, tmp_path, [
+        "-i", str(inventory), os.path.join(ROOT, "playbooks", "audit.yml"), "--limit", "%s,%s" % (ts.name, fm.name),
+        "-e", "audit_report=%s" % report], env={} if direct else {"BROADCAST_MONITORING_DIRECT_EXECUTION": "false"})
+    assert executed(tmp_path) == [], proc.output[-4000:]
+    assert proc.returncode == 0, proc.output[-6000:]
+    result = json.loads(report.read_text())
+    assert INPUT_NAME in result["not_declared"][ts.name]["inputs"]
+    assert any(TUNER_NAME in detail for entry in result["drift"][fm.name] for detail in entry["details"]), result
+    assert INPUT_NAME in proc.output and json.dumps(TUNER_NAME)[1:-1] in proc.output  # in the drift table shown
