@@ -8,7 +8,9 @@ evaluated by the playbooks that take them, given as ansible-rulebook and users g
   whose input, and an FM monitor whose tuner, carry a template in their names (so the device's own answers,
   registered module results, are planted too), in both execution modes;
 - artifacts: ``-e @artifacts.json`` (report.yml's header) through report.yml and firmware_rollout.yml's
-  canary gate.
+  canary gate;
+- device answers: audit.yml shows the planted input and tuner names (registered module results) in its drift
+  table and report, in both execution modes.
 
 Every payload is ``{{ lookup('pipe', 'touch "$R"-<field>') }}``, $R a path in the test's folder:
 no such file may appear; where the playbooks show the text (info.json, the reports) it is there intact.
