@@ -28,7 +28,7 @@ DEVICE_TYPES = {
 #: the tuner states in which a tuner is off by choice (_snapshot.IDLE_TUNER_STATES)
 IDLE_TUNER_STATES = ("disabled", "sleep")
 #: device states, worst first: the page and the JSON list devices in this order
-STATES = ("unreachable", "critical", "warning", "ok")
+STATES = ("critical", "unreachable", "warning", "ok")
 #: the validation and rollout outcomes that are a problem of the device
 VALIDATION_PROBLEMS = ("failed",)
 ROLLOUT_PROBLEMS = ("regression", "upgrade failed", "bundle refused")

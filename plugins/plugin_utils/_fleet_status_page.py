@@ -137,7 +137,7 @@ TEMPLATE = """<!DOCTYPE html>
 <td data-label="Device"><details><summary><span class="state">{{ dev.state }}</span> <span class="name">{{ dev.name }}</span></summary>
 {%- if dev.problems %}<ul class="problems">{% for p in dev.problems %}<li>{{ p }}</li>{% endfor %}</ul>{% endif %}
 <p class="muted">groups: {{ dev.groups | join(', ') or 'none' }}</p>
-{%- if dev.items %}<ul class="items">{% for item in dev.items %}<li class="{{ '' if item.working or not item.in_use else 'bad' }}">
+{%- if dev['items'] %}<ul class="items">{% for item in dev['items'] %}<li class="{{ '' if item.working or not item.in_use else 'bad' }}">
 {{- item.kind }} {{ item.name }}: {{ item.state }}
 {%- if item.kind == 'input' %}{% if item.bitrate %}, {{ item.bitrate }} bit/s{% endif %}{% else %}{% if item.frequency %}, {{ item.frequency }} kHz{% endif %}{% if item.rssi is not none %}, RSSI {{ item.rssi }}{% endif %}{% endif %}
 {%- if item.priority1_errors %}; priority 1: {{ item.priority1_errors | join(', ') }}{% endif %}
@@ -150,7 +150,7 @@ TEMPLATE = """<!DOCTYPE html>
 <td data-label="Reachable"{% if not dev.reachable %} class="bad"{% endif %}>{{ 'yes' if dev.reachable else 'no' }}</td>
 {%- if dev.reachable %}
 <td data-label="{{ 'Inputs' if dev.type == 'ts_analyzer' else 'Tuners' }}"{% if dev.working < dev.in_use %} class="bad"{% endif %}>
-{%- if dev.type == 'ts_analyzer' %}{{ dev.working }} receiving / {{ dev.declared if dev.declared is not none else dev.items | length }} declared{% else %}{{ dev.working }} locked / {{ dev.in_use }} enabled{% endif %}</td>
+{%- if dev.type == 'ts_analyzer' %}{{ dev.working }} receiving / {{ dev.declared if dev.declared is not none else dev['items'] | length }} declared{% else %}{{ dev.working }} locked / {{ dev.in_use }} enabled{% endif %}</td>
 <td data-label="Priority-1 errors"{% if dev.priority1_errors %} class="bad"{% endif %}>{{ dev.priority1_errors if dev.type == 'ts_analyzer' else '' }}</td>
 <td data-label="Alarms"{% if dev.alarms_active %} class="warn"{% endif %}>{{ dev.alarms_active }}</td>
 <td data-label="Reboot pending"{% if dev.reboot_pending %} class="warn"{% endif %}>{{ 'yes' if dev.reboot_pending else 'no' }}</td>
