@@ -36,6 +36,7 @@ tr.ok td:first-child{border-left:4px solid var(--ok)}
 .warning .state,.warn{color:var(--warn)}
 .ok .state{color:var(--ok)}
 .muted{color:var(--muted)}
+.name{white-space:nowrap}
 details ul{margin:.2rem 0;padding-left:1.2rem}
 [hidden]{display:none!important}
 @media (max-width:700px){
@@ -150,7 +151,7 @@ TEMPLATE = """<!DOCTYPE html>
 <td data-label="Reachable"{% if not dev.reachable %} class="bad"{% endif %}>{{ 'yes' if dev.reachable else 'no' }}</td>
 {%- if dev.reachable %}
 <td data-label="{{ 'Inputs' if dev.type == 'ts_analyzer' else 'Tuners' }}"{% if dev.working < dev.in_use %} class="bad"{% endif %}>
-{%- if dev.type == 'ts_analyzer' %}{{ dev.working }} receiving / {{ dev.declared if dev.declared is not none else dev['items'] | length }} declared{% else %}{{ dev.working }} locked / {{ dev.in_use }} enabled{% endif %}</td>
+{%- if dev.type == 'ts_analyzer' %}{{ dev.working }} receiving / {% if dev.declared is not none %}{{ dev.declared }} declared{% else %}{{ dev['items'] | length }} on the device{% endif %}{% else %}{{ dev.working }} locked / {{ dev.in_use }} enabled{% endif %}</td>
 <td data-label="Priority-1 errors"{% if dev.priority1_errors %} class="bad"{% endif %}>{{ dev.priority1_errors if dev.type == 'ts_analyzer' else '' }}</td>
 <td data-label="Alarms"{% if dev.alarms_active %} class="warn"{% endif %}>{{ dev.alarms_active }}</td>
 <td data-label="Reboot pending"{% if dev.reboot_pending %} class="warn"{% endif %}>{{ 'yes' if dev.reboot_pending else 'no' }}</td>

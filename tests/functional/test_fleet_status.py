@@ -18,6 +18,8 @@ from . import fleet_page
 from .conftest import ROOT, ansible_playbook, recap
 from .device_api import Api
 from .tasks import clear_log, writes
+from .test_awx_pipeline import (Job, SLICES, assert_no_secret, awx_slices, effective_artifacts, meta_vars, run_jobs,
+                                set_password, slice_inventory, sliced_job)
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 GONE = "ts-gone"
@@ -208,3 +210,30 @@ def test_a_script_the_page_policy_does_not_allow_is_a_console_error(status, tmp_
     dom, console = fleet_page.page_dom(changed)
     assert any("Content Security Policy" in line for line in console), console
     assert "data-ready" not in dom.body
+
+
+def test_under_awx_each_slice_hands_its_devices_on_and_the_report_renders_one_page(fleet, collections_path, tmp_path):
+    """The status job sliced in 3, through ansible-runner as an AWX execution node runs it
+    (tests/functional/test_awx_pipeline.py); a child node's report.yml renders one page, one
+    metrics file and one JSON for all the slices' devices from the merged artifacts."""
+    set_password(fleet)
+    jobs = run_jobs(sliced_job(fleet, tmp_path, collections_path, "status", "playbooks/fleet_status.yml", {}, 400))
+    assert [job.status for job in jobs] == ["successful"] * SLICES, [job.stdout for job in jobs]
+    names = sorted(device.name for device in fleet.devices)
+    merged = effective_artifacts(jobs)
+    assert sorted(merged) == ["broadcast_monitoring_status_%d" % number for number in (401, 402, 403)]
+    assert [sorted(merged["broadcast_monitoring_status_%d" % (400 + n)]) for n in range(1, SLICES + 1)] == [
+        sorted(part) for part in awx_slices(names, SLICES)]
+    reports = tmp_path / "reports"
+    report = run_jobs([Job(tmp_path, "status-report", collections_path, "playbooks/report.yml",
+                           slice_inventory(fleet, names), dict(merged, report_dir=str(reports), **meta_vars(500)))])[0]
+    assert report.status == "successful", report.stdout
+    doc = json.loads((reports / "fleet-status.json").read_text())
+    assert sorted(d["name"] for d in doc["devices"]) == names
+    assert [(d["name"], d["state"]) for d in doc["devices"][:3]] == [
+        ("fm-001", "critical"), ("ts-002", "critical"), ("ts-003", "warning")], doc["devices"]
+    dom, console = fleet_page.page_dom(reports / "fleet-status.html")
+    assert console == [] and [r["data-name"] for r in dom.rows][:3] == ["fm-001", "ts-002", "ts-003"]
+    code, output = fleet_page.promtool("check", "metrics", stdin=(reports / "fleet-status.prom").read_text())
+    assert code == 0, output
+    assert_no_secret(fleet, jobs + [report], reports)
