@@ -126,7 +126,8 @@ TEMPLATE = """<!DOCTYPE html>
 </form>
 <table>
 <thead><tr>
-{%- for key, title, numeric in columns %}<th scope="col" data-key="{{ key }}"{% if numeric %} data-num="1"{% endif %}><button type="button">{{ title }}</button></th>{% endfor -%}
+{%- for key, title, numeric in columns %}<th scope="col" data-key="{{ key }}"{% if numeric %} data-num="1"{% endif %}>
+{{- '' }}<button type="button">{{ title }}</button></th>{% endfor -%}
 </tr></thead>
 <tbody id="devices">
 {%- for dev in doc.devices %}
@@ -140,26 +141,33 @@ TEMPLATE = """<!DOCTYPE html>
 <p class="muted">groups: {{ dev.groups | join(', ') or 'none' }}</p>
 {%- if dev['items'] %}<ul class="items">{% for item in dev['items'] %}<li class="{{ '' if item.working or not item.in_use else 'bad' }}">
 {{- item.kind }} {{ item.name }}: {{ item.state }}
-{%- if item.kind == 'input' %}{% if item.bitrate %}, {{ item.bitrate }} bit/s{% endif %}{% else %}{% if item.frequency %}, {{ item.frequency }} kHz{% endif %}{% if item.rssi is not none %}, RSSI {{ item.rssi }}{% endif %}{% endif %}
+{%- if item.kind == 'input' %}{% if item.bitrate %}, {{ item.bitrate }} bit/s{% endif %}
+{%- else %}{% if item.frequency %}, {{ item.frequency }} kHz{% endif %}
+{%- if item.rssi is not none %}, RSSI {{ item.rssi }}{% endif %}{% endif %}
 {%- if item.priority1_errors %}; priority 1: {{ item.priority1_errors | join(', ') }}{% endif %}
 {%- if item.alarms %}; alarms: {{ item.alarms | join(', ') }}{% endif %}</li>{% endfor %}</ul>{% endif %}
 {%- if dev.validation and dev.validation.messages %}<ul class="validation">{% for m in dev.validation.messages %}<li>{{ m }}</li>{% endfor %}</ul>{% endif %}
 </details></td>
 <td data-label="Type">{{ type_labels.get(dev.type, dev.type) }}</td>
 <td data-label="Model">{{ dev.model }}</td>
-<td data-label="Firmware"{% if dev.firmware_outdated %} class="warn"{% endif %}>{{ dev.firmware_version }}{% if dev.firmware_outdated %} (older than {{ doc.newest_firmware.get(dev.type, '') }}){% endif %}</td>
+<td data-label="Firmware"{% if dev.firmware_outdated %} class="warn"{% endif %}>{{ dev.firmware_version }}
+{%- if dev.firmware_outdated %} (older than {{ doc.newest_firmware.get(dev.type, '') }}){% endif %}</td>
 <td data-label="Reachable"{% if not dev.reachable %} class="bad"{% endif %}>{{ 'yes' if dev.reachable else 'no' }}</td>
 {%- if dev.reachable %}
 <td data-label="{{ 'Inputs' if dev.type == 'ts_analyzer' else 'Tuners' }}"{% if dev.working < dev.in_use %} class="bad"{% endif %}>
-{%- if dev.type == 'ts_analyzer' %}{{ dev.working }} receiving / {% if dev.declared is not none %}{{ dev.declared }} declared{% else %}{{ dev['items'] | length }} on the device{% endif %}{% else %}{{ dev.working }} locked / {{ dev.in_use }} enabled{% endif %}</td>
+{%- if dev.type == 'ts_analyzer' %}{{ dev.working }} receiving /
+{%- if dev.declared is not none %} {{ dev.declared }} declared{% else %} {{ dev['items'] | length }} on the device{% endif %}
+{%- else %}{{ dev.working }} locked / {{ dev.in_use }} enabled{% endif %}</td>
 <td data-label="Priority-1 errors"{% if dev.priority1_errors %} class="bad"{% endif %}>{{ dev.priority1_errors if dev.type == 'ts_analyzer' else '' }}</td>
 <td data-label="Alarms"{% if dev.alarms_active %} class="warn"{% endif %}>{{ dev.alarms_active }}</td>
 <td data-label="Reboot pending"{% if dev.reboot_pending %} class="warn"{% endif %}>{{ 'yes' if dev.reboot_pending else 'no' }}</td>
 {%- else %}
 <td data-label="Items"></td><td data-label="Priority-1 errors"></td><td data-label="Alarms"></td><td data-label="Reboot pending"></td>
 {%- endif %}
-<td data-label="Drift"{% if dev.audit.status in ('drift', 'failed') %} class="warn"{% endif %}>{{ dev.audit.status | replace('_', ' ') }}{% if dev.audit.sections %}: {{ dev.audit.sections | join(', ') }}{% endif %}</td>
-<td data-label="Validation"{% if dev.validation and dev.validation.status == 'failed' %} class="bad"{% endif %}>{{ dev.validation.status if dev.validation else 'none' }}</td>
+<td data-label="Drift"{% if dev.audit.status in ('drift', 'failed') %} class="warn"{% endif %}>{{ dev.audit.status | replace('_', ' ') }}
+{%- if dev.audit.sections %}: {{ dev.audit.sections | join(', ') }}{% endif %}</td>
+<td data-label="Validation"{% if dev.validation and dev.validation.status == 'failed' %} class="bad"{% endif %}>
+{{- dev.validation.status if dev.validation else 'none' }}</td>
 <td data-label="Read at">{{ dev.read_at }}</td>
 </tr>
 {%- endfor %}
