@@ -6,14 +6,20 @@ with four tuners, one in twenty with a problem; readings shaped as device_snapsh
 writes fleet-status.html, .prom and .json into build/bench-fleet-status, and prints their sizes,
 the time to build them, and headless Chromium's time to load the page and run its script
 (--dump-dom; minus the same for an empty page, Chromium's own start), with the filter applied
-from the address as a user's link would."""
+from the address as a user's link would.
+
+With --simulated N, also the cost per device of the status run against N simulated devices,
+beside an idempotent site.yml (its second run) on the same devices, with the same forks."""
 
 import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
+
+import yaml
 
 from ansible_collections.broadcast.monitoring.plugins.filter.fleet_status import FilterModule
 
@@ -43,10 +49,44 @@ def reading(number):
             "read_at": read_at, "snapshot": snapshot, "declared": 4}
 
 
+def playbook_seconds(inventory, playbook, *extra):
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.abspath(os.path.join("build", "collections")),
+               ANSIBLE_NOCOLOR="1", ANSIBLE_LOCALHOST_WARNING="0")
+    env.pop("PYTHONPATH", None)
+    command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", inventory,
+               os.path.join("playbooks", playbook)] + list(extra)
+    started = time.monotonic()
+    proc = subprocess.run(command, capture_output=True, text=True, env=env, check=False, cwd=os.getcwd())
+    took = time.monotonic() - started
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return took
+
+
+def run_cost(devices):
+    """Seconds per device: the status run, and site.yml's second (idempotent) run."""
+    from bm_simulator.fleet import running_fleet
+
+    with running_fleet(ts=devices - devices // 2, fm=devices // 2, time_scale=0.02) as fleet:
+        inventory = os.path.join(OUT, "hosts.yml")
+        fleet.write_inventory(inventory)
+        with open(inventory, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+        data["all"]["vars"].update(broadcast_monitoring_password="admin",
+                                   ts_analyzer_time={"timezone": "Europe/Berlin"}, fm_monitor_time={"timezone": "2"})
+        with open(inventory, "w", encoding="utf-8") as handle:
+            yaml.safe_dump(data, handle)
+        playbook_seconds(inventory, "site.yml")
+        site = playbook_seconds(inventory, "site.yml")
+        status = playbook_seconds(inventory, "fleet_status.yml", "-e", "status_dir=" + os.path.abspath(OUT))
+    return {"devices": devices, "site_idempotent_seconds_per_device": round(site / devices, 3),
+            "status_seconds_per_device": round(status / devices, 3)}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--devices", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--simulated", type=int, default=0, help="also time the status run on this many simulated devices")
     args = parser.parse_args(argv)
     os.makedirs(OUT, exist_ok=True)
     readings = {"device-%04d" % n: reading(n) for n in range(args.devices)}
@@ -77,6 +117,8 @@ def main(argv=None):
                               "empty_page_seconds_median": round(statistics.median(bases), 3),
                               "render_seconds": round(statistics.median(loads) - statistics.median(bases), 3),
                               "rows_shown_filtered": shown}
+    if args.simulated:
+        result["run_cost"] = run_cost(args.simulated)
     json.dump(result, sys.stdout, indent=1)
     print()
 
