@@ -62,7 +62,7 @@ def setup(sim):
     quiet_analyzer(sim, "ts-001", ["News", HOSTILE])
     off_air, ids = quiet_analyzer(sim, "ts-002", ["Sport"])
     sim.call(off_air.lose_signal, ids["Sport"])
-    old, _ = quiet_analyzer(sim, "ts-003", ["Music"])
+    old = quiet_analyzer(sim, "ts-003", ["Music"])[0]
     sim.call(lambda: old.state.update(firmware_version=OLD_FIRMWARE))
     unlocked = monitor_on_air(sim, "fm-001")
     sim.call(unlocked.lose_signal, 0)
