@@ -101,7 +101,14 @@ def status(fleet, collections_path, tmp_path_factory):
     workdir = tmp_path_factory.mktemp("fleet-status")
     for device in fleet.devices:
         clear_log(fleet, device)
-    code, output, folder = fleet_status(fleet, collections_path, workdir, ["--check"])
+    # the latest audit as its report file, the latest validation as a job's artifact holding a
+    # template (outside text: shown as written, never evaluated)
+    (workdir / "audit.json").write_text(json.dumps({"audited": ["ts-001", "fm-002"], "failed": {}, "drift": {
+        "ts-001": [{"section": "snmp", "changed": True}], "fm-002": [{"section": "time", "changed": False}]}}))
+    (workdir / "artifacts.json").write_text(json.dumps({"broadcast_monitoring_validation_7": {"ts-003": {
+        "status": "failed", "counts": {"failed": 1}, "checks": [{"status": "failed", "message": PLANTED}]}}}))
+    code, output, folder = fleet_status(fleet, collections_path, workdir, [
+        "--check", "-e", "fleet_status_audit_report=audit.json", "-e", "@artifacts.json"])
     assert code == 0, output
     hosts = recap(output)
     assert set(hosts) == {"ts-001", "ts-002", "ts-003", "fm-001", "fm-002", GONE}, output
@@ -111,7 +118,8 @@ def status(fleet, collections_path, tmp_path_factory):
     return output, folder
 
 
-PROBLEMS = {"fm-001": "critical", "ts-002": "critical", GONE: "unreachable", "ts-003": "warning"}
+PROBLEMS = {"fm-001": "critical", "ts-002": "critical", GONE: "unreachable", "ts-001": "warning", "ts-003": "warning"}
+PLANTED = "{{ lookup('ansible.builtin.env', 'HOME') }}"
 
 
 def test_the_json_lists_the_problems_first_each_marked(status):
@@ -120,9 +128,10 @@ def test_the_json_lists_the_problems_first_each_marked(status):
     names = [d["name"] for d in doc["devices"]]
     states = {d["name"]: d["state"] for d in doc["devices"]}
     assert {n: states[n] for n in PROBLEMS} == PROBLEMS, doc["devices"]
-    assert states["ts-001"] == states["fm-002"] == "ok", doc["devices"]
-    assert names[:4] == ["fm-001", "ts-002", GONE, "ts-003"], names
-    assert doc["counts"] == {"devices": 6, "critical": 2, "unreachable": 1, "warning": 1, "ok": 2}
+    assert states["fm-002"] == "ok", doc["devices"]
+    assert names[:5] == ["fm-001", "ts-002", GONE, "ts-001", "ts-003"], names
+    assert doc["counts"] == {"devices": 6, "critical": 2, "unreachable": 1, "warning": 2, "ok": 1}
+    assert doc["sources"]["validation"] == ["broadcast_monitoring_validation_7"] and len(doc["sources"]["audit"]) == 1
     device = {d["name"]: d for d in doc["devices"]}
     assert device["ts-002"]["working"] == 0 and device["ts-002"]["declared"] is None
     assert any("input Sport: off air" in p for p in device["ts-002"]["problems"]), device["ts-002"]
@@ -131,6 +140,9 @@ def test_the_json_lists_the_problems_first_each_marked(status):
     assert device[GONE]["reachable"] is False and device[GONE]["error"]
     assert device["ts-003"]["firmware_outdated"] is True and device["ts-003"]["firmware_version"] == OLD_FIRMWARE
     assert device["ts-001"]["firmware_outdated"] is False and device["ts-001"]["model"]
+    assert device["ts-001"]["audit"]["sections"] == ["snmp"] and device["fm-002"]["audit"]["status"] == "in_sync"
+    assert device["ts-003"]["validation"] == {"status": "failed", "failed": 1, "messages": [PLANTED]}
+    assert device["ts-002"]["audit"]["status"] == "not_audited" and device["ts-002"]["validation"] is None
     assert [i["name"] for i in device["ts-001"]["items"]] == ["News", HOSTILE]
     assert "studio_north" in device["ts-001"]["groups"]
     assert isinstance(device["fm-002"]["items"][0]["rssi"], int)
@@ -168,8 +180,9 @@ def test_the_metrics_say_the_same_and_promtool_passes(status):
                 assert samples["broadcast_monitoring_tuner_rssi"][key] == item["rssi"]
     assert samples["broadcast_monitoring_input_receiving"][
         (("device", "ts-002"), ("input", "Sport"), ("type", "ts_analyzer"))] == 0
-    assert samples["broadcast_monitoring_tuner_locked"][(("device", "fm-001"), ("tuner", "Tuner 1"), ("type", "fm_monitor"))] == 0 \
-        or any(k[0] == ("device", "fm-001") and v == 0 for k, v in samples["broadcast_monitoring_tuner_locked"].items())
+    assert samples["broadcast_monitoring_drift"][(("device", "ts-001"), ("type", "ts_analyzer"))] == 1
+    assert samples["broadcast_monitoring_validation_failed"][(("device", "ts-003"), ("type", "ts_analyzer"))] == 1
+    assert [v for k, v in samples["broadcast_monitoring_tuner_locked"].items() if ("device", "fm-001") in k] == [0]
     # the hostile input name is an escaped label value, read back as it was
     assert samples["broadcast_monitoring_input_receiving"][
         (("device", "ts-001"), ("input", HOSTILE), ("type", "ts_analyzer"))] == 1
@@ -185,12 +198,13 @@ def test_the_page_in_chromium_shows_the_problems_first_and_filters(status):
     dom, console = fleet_page.page_dom(page)
     assert console == [], console
     assert dom.body.get("data-ready") == "1", "the page's script did not run"
-    assert [r["data-name"] for r in dom.rows][:4] == ["fm-001", "ts-002", GONE, "ts-003"]
+    assert [r["data-name"] for r in dom.rows][:5] == ["fm-001", "ts-002", GONE, "ts-001", "ts-003"]
     assert len(dom.shown()) == 6 and dom.body.get("data-shown") == "6"
     rows = {r["data-name"]: r for r in dom.rows}
     assert rows["ts-002"]["class"] == "critical" and "off air" in rows["ts-002"]["text"]
     assert rows[GONE]["class"] == "unreachable" and "unreachable" in rows[GONE]["text"]
-    assert "older than" in rows["ts-003"]["text"] and rows["ts-001"]["class"] == "ok"
+    assert "older than" in rows["ts-003"]["text"] and PLANTED in rows["ts-003"]["text"]
+    assert rows["ts-001"]["class"] == "warning" and "snmp" in rows["ts-001"]["text"] and rows["fm-002"]["class"] == "ok"
     # device text is text: the hostile input name shows as written, and no image element exists
     assert HOSTILE in rows["ts-001"]["text"] and "img" not in dom.tags
     for fragment, expected in [("state=critical", ["fm-001", "ts-002"]), ("type=fm_monitor", ["fm-001", "fm-002"]),
