@@ -106,7 +106,7 @@ def main(argv=None):
     if fleet_page.CHROMIUM:
         page_path = os.path.abspath(os.path.join(OUT, "fleet-status.html"))
         loads, bases = [], []
-        for _ in range(args.repeat):
+        for dummy in range(args.repeat):
             _out, _console, took = fleet_page.chromium(["--dump-dom"], "file://" + os.path.abspath(empty))
             bases.append(took)
             dom, console, took = fleet_page.chromium(["--dump-dom"], "file://" + page_path + "#state=problem")
