@@ -68,6 +68,8 @@ EVENTS = [
     ("poll_failed", "fm_monitor", {"error": "POST /api/login: 401 wrong password", "error_kind": "credentials"}),
 ]
 DEVICE_KINDS = ("restarted", "reachable", "unreachable", "poll_failed")
+#: the kinds the example rulebooks run a playbook for
+ACTED_ON = ("receiving_stopped", "errors_raised", "lock_lost")
 #: the playbooks an event can be given to (the example rulebooks run them)
 EVENT_PLAYBOOKS = {"ts_analyzer": ("eda_diagnose.yml", "eda_capture.yml"), "fm_monitor": ("eda_diagnose.yml",)}
 
@@ -175,7 +177,10 @@ def test_every_event_kind_planted_executes_nothing(sim, collections_path, tmp_pa
     sim.write_inventory(str(inventory))
     env = {} if direct else {"BROADCAST_MONITORING_DIRECT_EXECUTION": "false"}
     ran = []
-    for kind, device_type, detail in EVENTS:
+    # the event never reaches a module process but as arguments: with module processes, the kinds the
+    # example rulebooks act on are enough (CI time); in the controller's process, every kind
+    events = EVENTS if direct else [event for event in EVENTS if event[0] in ACTED_ON]
+    for kind, device_type, detail in events:
         device = ts if device_type == "ts_analyzer" else fm
         extravars = tmp_path / ("extravars-%s-%s" % (kind, device_type))
         extravars.write_text(yaml.dump(event_for(kind, device, detail)))  # as ansible-rulebook writes env/extravars
@@ -201,7 +206,7 @@ def test_every_event_kind_planted_executes_nothing(sim, collections_path, tmp_pa
                 assert json.dumps(INPUT_NAME) in proc.output  # the recording of the input named so
                 wait_card_free(ts_api)
             ran.append((kind, playbook))
-    assert len(ran) == 14
+    assert len(ran) == (14 if direct else 5)
 
 
 def validation_artifact():

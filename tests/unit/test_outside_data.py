@@ -27,6 +27,9 @@ import pytest
 import yaml
 from jinja2 import nodes
 
+# every mapping of a YAML document (tasks, handlers, blocks): what could be a task
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import _walk as _tasks
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FOLDERS = ("playbooks", "roles", "extensions")
 RULEBOOKS = os.path.join("extensions", "eda", "rulebooks")
@@ -89,17 +92,6 @@ def templates_of(path, text):
                 if isinstance(args, dict) and isinstance(args.get("src"), str):
                     found.append(("%s#%d %s src" % (path, number, module), "template_src", args["src"]))
     return found
-
-
-def _tasks(document):
-    """Every mapping of a document (tasks, handlers, blocks): what could be a task."""
-    if isinstance(document, dict):
-        yield document
-        for item in document.values():
-            yield from _tasks(item)
-    elif isinstance(document, list):
-        for item in document:
-            yield from _tasks(item)
 
 
 def artifact_kinds(files):
