@@ -59,7 +59,7 @@ reliability: venv link
 # ansible-core version matrix (`make matrix`), side by side: each is mostly one ansible-playbook at
 # a time, so on two cores the four take little longer than the longest alone. `make functional`
 # runs the functional suite whole.
-suites: venv link
+suites: venv link fleet-status-tools
 	@mkdir -p $(BUILD)/logs
 	@echo "functional (2 shards) and reliability suites (logs in $(BUILD)/logs)"
 	@BM_SHARD=1/2 $(PYTEST) tests/functional > $(BUILD)/logs/functional-1.log 2>&1 & f1=$$!; \
@@ -72,6 +72,16 @@ suites: venv link
 	  if [ $$code -eq 0 ]; then tail -n 3 $(BUILD)/logs/$$name.log; else cat $(BUILD)/logs/$$name.log; fi; \
 	done; \
 	test $$s1 -eq 0 && test $$s2 -eq 0 && test $$rs -eq 0 && test $$ms -eq 0
+
+# The real readers of the fleet status files (tests/functional/test_fleet_status.py): headless
+# Chromium renders fleet-status.html, promtool checks fleet-status.prom and the guide's alert rule.
+# Debian packages, installed as root with apt-get when missing; else the tests say why they skip.
+.PHONY: fleet-status-tools
+fleet-status-tools:
+	@if command -v chromium >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium prometheus; \
+	else echo "the fleet status tests need headless Chromium and promtool: install Debian's chromium and prometheus packages (as root: apt-get install chromium prometheus); tests/functional/test_fleet_status.py skips what needs them"; fi
 
 # ansible-test's shellcheck test is skipped silently without shellcheck: install it (Debian
 # package, as root with apt-get) when it is missing, else say so.

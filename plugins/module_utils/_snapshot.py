@@ -24,6 +24,8 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._errors impor
 ITEMS = {"ts_analyzer": ("inputs", "input"), "fm_monitor": ("tuners", "tuner")}
 #: device-wide fields: changes, never regressions
 DEVICE_FIELDS = ("firmware_version", "reboot_needed")
+#: item fields that move by themselves from one reading to the next: never a change
+MEASURED_FIELDS = ("rssi",)
 #: the checks that find regressions, per device type (``ignore`` takes their names)
 CHECKS = {
     "ts_analyzer": ("present", "receiving", "bitrate", "priority1"),
@@ -198,7 +200,7 @@ def compare(before, after, ignore=()):
                 regressions.append({"item": name, "what": "present", "before": True, "after": False,
                                     "message": "%s: worked before, gone now" % name})
             continue
-        for field in [f for f in old if f != "id"]:
+        for field in [f for f in old if f != "id" and f not in MEASURED_FIELDS]:
             if old.get(field) != new.get(field) and not (field == "bitrate" and _close(old[field], new.get(field))):
                 changes.append({"item": name, "what": field, "before": old.get(field), "after": new.get(field)})
         for what, message in _regressions(kind, old, new):

@@ -132,12 +132,14 @@ RETURN = r"""
 snapshot:
   description:
     - What the device is doing now. C(device_type), C(taken_at) (UTC, the controller's clock), C(firmware_version),
-      C(reboot_needed); an analyzer's C(inputs) or an FM monitor's C(tuners), ordered by id. No secret is in it.
+      C(reboot_needed), C(model) (as the device names it); an analyzer's C(inputs) or an FM monitor's C(tuners),
+      ordered by id. No secret is in it.
     - An input - C(id), C(name), C(monitoring), C(state) (as the device reports it), C(receiving), C(bitrate) (bit/s),
       C(priority1) (C(ok), C(warning) or C(critical)), C(priority1_errors) and C(alarms) (the error names whose
       current status is not OK, in the analyzer's error order).
     - A tuner - C(id), C(name), C(state) (C(disabled), C(enabled), C(sleep)), C(frequency) (kHz), C(tuned),
-      C(signal_ok), C(stream_enabled), C(alarms) (the tokens of the tuner's quality alarms, sorted).
+      C(signal_ok), C(stream_enabled), C(rssi) (the signal strength the tuner measures; it moves by itself and is never
+      listed in RV(changes)), C(alarms) (the tokens of the tuner's quality alarms, sorted).
   returned: success
   type: dict
   sample:
@@ -145,6 +147,7 @@ snapshot:
     taken_at: "2026-11-25T20:15:00Z"
     firmware_version: 1.0.0
     reboot_needed: false
+    model: TSA-1000
     inputs:
       - {"id": 1, "name": "Mux 1", "monitoring": true, "state": "ok", "receiving": true, "bitrate": 12034000,
          "priority1": "ok", "priority1_errors": [], "alarms": []}

@@ -28,6 +28,8 @@ WEIGHTS = {
     "test_twin.py": 120,
     # 6 devices, 17 jobs through ansible-runner transmit | worker | process: 87 s beside ansible-lint (2026-11-26)
     "test_awx_pipeline.py": 90,
+    # 6 devices, one status run, 9 Chromium page loads, 4 AWX jobs through ansible-runner: 65 s alone (2026-11-28)
+    "test_fleet_status.py": 70,
     # 22 playbook runs in the controller's process, 5 with module processes, report.yml, audit.yml twice:
     # 200 s on the loaded shared machine (2026-11-28), 20 s of it CPU per mode
     "test_outside_data.py": 200,

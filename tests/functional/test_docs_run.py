@@ -219,6 +219,30 @@ def stop_what_blocks_left_running(workdir):
             pass
 
 
+def test_the_fleet_status_guide_alert_rule_passes_promtool(tmp_path):
+    """The sample alert rule of the fleet status guide, as written, is a valid Prometheus rule file
+    (promtool check rules, Debian's prometheus package), on the metrics the status writes."""
+    from . import fleet_page
+
+    document = "docs/docsite/rst/guide_fleet_status.rst"
+    rules = [block for _line, marker, block in blocks(document) if marker == "file status-demo/fleet-status-rules.yml"]
+    assert len(rules) == 1, "the guide's rule file block is gone"
+    path = tmp_path / "fleet-status-rules.yml"
+    path.write_text(rules[0])
+    code, output = fleet_page.promtool("check", "rules", str(path))
+    assert code == 0 and "SUCCESS: 3 rules found" in output, output
+    # every metric the rule names is one the status writes (for a device that answers)
+    from ansible_collections.broadcast.monitoring.plugins.plugin_utils import _fleet_status
+
+    reading = {"device_type": "ts_analyzer", "groups": [], "read_at": "2026-11-28T09:00:00Z", "snapshot": {
+        "device_type": "ts_analyzer", "model": "TSA-4", "firmware_version": "1.0.0", "reboot_needed": False,
+        "inputs": [{"id": 1, "name": "News", "monitoring": True, "state": "ok", "receiving": True}]}}
+    written = set(re.findall(r"^(broadcast_monitoring_\w+)[{ ]", _fleet_status.metrics(
+        _fleet_status.document({"ts-1": reading})), re.MULTILINE))
+    named = set(re.findall(r"broadcast_monitoring_\w+", rules[0]))
+    assert named and named <= written, named - written
+
+
 TWIN_GUIDE = os.path.join("docs", "docsite", "rst", "guide_twin.rst")
 
 

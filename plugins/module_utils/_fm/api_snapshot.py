@@ -17,11 +17,12 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.api impor
 def snapshot_items(client):
     """What each tuner is doing now (``GET /tuners/all``), by id: ``id``, ``name``,
     ``state`` (disabled, enabled, sleep), ``frequency`` (kHz), ``tuned``, ``signal_ok``,
-    ``stream_enabled`` and ``alarms`` (the tokens of ``quality.alarms``, sorted)."""
+    ``stream_enabled``, ``rssi`` (``quality.rssi``) and ``alarms`` (the tokens of ``quality.alarms``, sorted)."""
     items = []
     for raw in sorted(client.get(TUNERS), key=lambda r: r["tuner_id"]):
         state = raw.get("state")
-        alarms = (raw.get("quality") or {}).get("alarms") or ""
+        quality = raw.get("quality") or {}
+        alarms = quality.get("alarms") or ""
         items.append({
             "id": raw["tuner_id"],
             "name": raw.get("name"),
@@ -30,12 +31,14 @@ def snapshot_items(client):
             "tuned": bool(raw.get("tuned")),
             "signal_ok": bool(raw.get("signal_ok")),
             "stream_enabled": bool(raw.get("stream_enabled")),
+            "rssi": quality.get("rssi"),
             "alarms": sorted(alarms.split()) if isinstance(alarms, str) else sorted(alarms),
         })
     return items
 
 
 def snapshot_system(client):
-    """Firmware version and whether a reboot is pending (one ``GET /status``)."""
+    """Model, firmware version and whether a reboot is pending (one ``GET /status``)."""
     status = status_from_device(client.get(STATUS))
-    return {"firmware_version": status["versions"].get("package_ver"), "reboot_needed": bool(status.get("reboot_needed"))}
+    return {"model": status["versions"].get("model_name"), "firmware_version": status["versions"].get("package_ver"),
+            "reboot_needed": bool(status.get("reboot_needed"))}

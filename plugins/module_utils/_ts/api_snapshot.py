@@ -7,12 +7,12 @@ source): what each input receives and raises, read from api.py's answers."""
 from __future__ import annotations
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.api import (
+    DEVICE_INFO,
     ERROR_NAMES,
     INPUTS,
     PRIORITY_1,
     STATISTICS_CURRENT,
     STATUS_NAMES,
-    read_firmware_version,
     read_reboot_needed,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import list_or_empty
@@ -56,5 +56,7 @@ def snapshot_items(client):
 
 
 def snapshot_system(client):
-    """Firmware version and whether a reboot is pending (``GET /system/device``, ``/system/status``)."""
-    return {"firmware_version": read_firmware_version(client), "reboot_needed": read_reboot_needed(client)}
+    """Model, firmware version and whether a reboot is pending (``GET /system/device``, ``/system/status``)."""
+    identity = client.get(DEVICE_INFO)
+    return {"model": identity.get("model"), "firmware_version": identity["firmware_version"],
+            "reboot_needed": read_reboot_needed(client)}
