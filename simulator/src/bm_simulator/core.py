@@ -334,7 +334,9 @@ class Device:
         role, password = body.get("role"), body.get("password")
         if role not in ("admin", "user") or not isinstance(password, str):
             raise ApiError(self.bad_credentials_status, "role must be admin or user and password a string")
-        if not secrets.compare_digest(self.state["passwords"][role], password):
+        # "`password` is a string" (ts-analyzer-api.md, Credentials): any text, non-ASCII too,
+        # which compare_digest takes as bytes only
+        if not secrets.compare_digest(_utf8(self.state["passwords"][role]), _utf8(password)):
             raise ApiError(self.bad_credentials_status, "Wrong credentials")
         token = self.new_token(role)
         self.state["tokens"][token] = role
@@ -753,6 +755,11 @@ class Device:
 
 def _json(data, status=200):
     return web.json_response(data, status=status, dumps=json.dumps)
+
+
+def _utf8(text):
+    """``text`` as bytes, a lone surrogate (JSON's ``\\udcff``) included."""
+    return text.encode("utf-8", "surrogatepass")
 
 
 async def _echo(request):
