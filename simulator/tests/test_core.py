@@ -192,7 +192,8 @@ def test_fault_echo_repeats_the_request_as_received(ts):
     assert message.startswith("request refused: POST /api/user/login; Authorization: ; body: ")
     assert '"password": "a\\"\\\\\\u00e9%"' in message and 'password=a"\\é%' in message
     assert ts.post("/user/login", json={"role": "admin", "password": "admin"}, token=None).status_code == 200
-    set_faults(ts, [{"kind": "echo", "count": 1, "path": "/api/sdcard/download"}])
+    set_faults(ts, [{"kind": "echo", "count": 1, "path": "/api/sdcard/download$"}])  # the whole path
+    assert ts.get("/sdcard/download_token").status_code == 200
     message = ts.get("/sdcard/download", params={"filename": "a b.ts", "token": "t+/%"}).json()["message"]
     assert "GET /api/sdcard/download?filename=a+b.ts&token=t%2B%2F%25; Authorization: Bearer " in message
 

@@ -13,7 +13,7 @@ A rule is a dict::
     {"kind": "never_return"}                            # the next reboot never ends
 
 ``method`` (an HTTP method, or ``write`` for anything but GET) and ``path`` (a prefix of
-the request path) narrow which requests a rule applies to. On the command line, rules are
+the request path; the whole path when it ends with ``$``) narrow which requests a rule applies to. On the command line, rules are
 ``TARGET:KIND[,key=value...]`` separated by ``;``, TARGET a device name or a glob.
 """
 
@@ -60,6 +60,8 @@ class Rule:
             return False
         if self.method not in (None, "write") and self.method != method:
             return False
+        if self.path is not None and self.path.endswith("$"):
+            return path == self.path[:-1]
         return self.path is None or path.startswith(self.path)
 
     def fires(self):

@@ -108,7 +108,7 @@ def test_a_secret_is_masked_in_every_form_anywhere_in_a_string(secret, before, a
         for echo in echoes(secret):
             out = masked(before + echo + after)
             assert leaks(secret, out) == [], (echo, out)
-            assert SECRET_SHOWN in out
+            assert "***" in out  # the mask, or the user-info's mask that took it with it
 
 
 @settings(max_examples=200, deadline=None)
