@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 import urllib.parse
 
 
@@ -238,18 +239,24 @@ def secret_forms(secret):
 
 
 class Secrets:
-    """The secrets one process knows: added, never removed; safe to add from several threads
-    (a new tuple replaces the old one whole)."""
+    """The secrets one process knows: added, never removed. Safe from several threads (the
+    event source polls in threads): additions take a lock, and readers see whole tuples."""
 
     def __init__(self):
         self.known = frozenset()
+        #: every form of every secret, longest first (at one place the longest is masked)
         self.forms = ()
+        #: a regular expression matching any of them (None while there is none)
+        self.pattern = None
+        self._adding = threading.Lock()
 
     def add(self, value):
         if not isinstance(value, str) or not value or value in PUBLIC_PASSWORDS or value in self.known:
             return
-        self.known = self.known | {value}
-        self.forms = tuple(sorted(set(self.forms).union(secret_forms(value)), key=len, reverse=True))
+        with self._adding:
+            forms = tuple(sorted(set(self.forms).union(secret_forms(value)), key=len, reverse=True))
+            self.pattern, self.forms = re.compile("|".join(map(re.escape, forms))), forms
+            self.known = self.known | {value}
 
 
 #: this process's secrets (a module process, a worker of ansible-playbook, the event source)
@@ -265,19 +272,23 @@ def register_secret(value):
     SECRETS.add(value)
 
 
-def _hide_secrets(text):
+def _add_the_environments_secrets():
     for name in SECRET_VARIABLES:
         given = os.environ.get(name)
         if given and given not in SECRETS.known:
             SECRETS.add(given)
-    present = [form for form in SECRETS.forms if form in text]
-    while present:  # again: a mask next to a secret's '*' can make a secret anew (ends: each pass drops a non-'*')
-        text = re.sub("|".join(map(re.escape, present)), SECRET_SHOWN, text)
-        present = [form for form in SECRETS.forms if form in text]
+
+
+def _hide_secrets(text, pattern):
+    # again and again: a mask next to a secret's '*' can make a secret anew (ends: each pass drops a non-'*')
+    while pattern is not None and pattern.search(text):
+        text = pattern.sub(SECRET_SHOWN, text)
     return text
 
 
 def _hide_userinfo(text):
+    if "@" not in text:
+        return text
     if URL_RE.match(text):
         return URL_RE.sub(r"\1***@", text)
     text = URL_IN_TEXT_RE.sub(r"\1***@", text)
@@ -293,19 +304,28 @@ def masked(value, field=None):
     Apply it to decoded values, never to serialized text (JSON, YAML): the escapes of a
     serialization are not the ones searched. Issued secrets must be registered first
     (``register_secret``)."""
+    _add_the_environments_secrets()
+    return _masked(value, field, SECRETS.pattern, {})
+
+
+def _masked(value, field, pattern, done):
+    """``done``: the strings masked so far in this call, and what each became (keys repeat)."""
     if field in SECRET_FIELDS and value is not None:
         return SECRET_SHOWN
     if isinstance(value, str):
-        text = _hide_secrets(value)
-        shown = _hide_userinfo(text)
-        if shown != text:  # again: the user-info's mask next to the rest of a secret could make it anew
-            text = _hide_secrets(shown)
-        return value if text == value else _same_kind(value, text)
+        seen = (type(value), value)
+        if seen not in done:
+            text = _hide_secrets(value, pattern)
+            shown = _hide_userinfo(text)
+            if shown != text:  # again: the user-info's mask next to the rest of a secret could make it anew
+                text = _hide_secrets(shown, pattern)
+            done[seen] = value if text == value else _same_kind(value, text)
+        return done[seen]
     if isinstance(value, dict):
-        return {masked(key): masked(item, key) for key, item in value.items()}
+        return {_masked(key, None, pattern, done): _masked(item, key, pattern, done) for key, item in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         kind = next(kind for kind in (list, tuple, set, frozenset) if isinstance(value, kind))
-        return kind(masked(item, field) for item in value)
+        return kind(_masked(item, field, pattern, done) for item in value)
     return value
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import threading
 import urllib.parse
 
 import pytest
@@ -204,3 +205,27 @@ def test_quoted_repeats_a_value_masked():
         register_secret("Quoted-Secret-1")
         assert quoted("x Quoted-Secret-1") == repr("x ********")
         assert quoted("udp://a:b@1.2.3.4:5") == repr("udp://***@1.2.3.4:5")
+
+
+def test_secrets_added_from_several_threads_are_all_kept():
+    with fresh_secrets():
+        def add(start):
+            for number in range(start, start + 40):
+                register_secret("Thread-Secret-%04d" % number)
+        threads = [threading.Thread(target=add, args=(start,)) for start in range(0, 320, 40)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(errors.SECRETS.known) == 320
+        assert masked(["Thread-Secret-%04d" % n for n in range(320)]) == [SECRET_SHOWN] * 320
+
+
+def test_equal_strings_of_different_kinds_keep_each_its_kind():
+    class Unsafe(str):
+        pass
+
+    with fresh_secrets():
+        register_secret("Kind-Secret-10")
+        out = masked(["x Kind-Secret-10", Unsafe("x Kind-Secret-10")])
+        assert [type(item) for item in out] == [str, Unsafe] and out == ["x ********"] * 2
