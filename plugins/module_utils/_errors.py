@@ -295,37 +295,43 @@ def _hide_userinfo(text):
     return text if SCHEME_RE.match(text) else ADDRESS_RE.sub("***@", text)
 
 
-def masked(value, field=None):
+def masked(value, field=None, configuration=False):
     """``value`` fit for any output: every known secret in it masked, in any form it may take
     (see above), the value of each secret field hidden, the user-info of each URL or address
     masked; reaching into lists, tuples, sets and dictionaries (keys too). ``field``: the name
     of the field ``value`` is the value of (hidden whole if a secret field).
 
+    ``configuration``: ``value`` is a device's configuration kept to be restored (a backup
+    file): only the known secrets are masked; a secret field or the user-info of a URL is
+    configuration of the device's own (an SRT passphrase), which a restore must bring back.
+
     Apply it to decoded values, never to serialized text (JSON, YAML): the escapes of a
     serialization are not the ones searched. Issued secrets must be registered first
     (``register_secret``)."""
     _add_the_environments_secrets()
-    return _masked(value, field, SECRETS.pattern, {})
+    return _masked(value, field, SECRETS.pattern, {}, not configuration)
 
 
-def _masked(value, field, pattern, done):
-    """``done``: the strings masked so far in this call, and what each became (keys repeat)."""
-    if field in SECRET_FIELDS and value is not None:
+def _masked(value, field, pattern, done, whole):
+    """``done``: the strings masked so far in this call, and what each became (keys repeat);
+    ``whole``: the secret fields and user-info too."""
+    if whole and field in SECRET_FIELDS and value is not None:
         return SECRET_SHOWN
     if isinstance(value, str):
         seen = (type(value), value)
         if seen not in done:
             text = _hide_secrets(value, pattern)
-            shown = _hide_userinfo(text)
+            shown = _hide_userinfo(text) if whole else text
             if shown != text:  # again: the user-info's mask next to the rest of a secret could make it anew
                 text = _hide_secrets(shown, pattern)
             done[seen] = value if text == value else _same_kind(value, text)
         return done[seen]
     if isinstance(value, dict):
-        return {_masked(key, None, pattern, done): _masked(item, key, pattern, done) for key, item in value.items()}
+        return {_masked(key, None, pattern, done, whole): _masked(item, key, pattern, done, whole)
+                for key, item in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         kind = next(kind for kind in (list, tuple, set, frozenset) if isinstance(value, kind))
-        return kind(_masked(item, field, pattern, done) for item in value)
+        return kind(_masked(item, field, pattern, done, whole) for item in value)
     return value
 
 

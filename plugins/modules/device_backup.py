@@ -24,9 +24,12 @@ description:
     streaming (FM monitor), and the firmware version; no bitrate, error or alarm, which change by themselves.
     Give it (or the whole document) to M(broadcast.monitoring.device_snapshot) as O(broadcast.monitoring.device_snapshot#module:compare_to).
     A backup without it, taken by an older release, is restored all the same.
-  - Passwords and tokens are never part of a backup. Should the device's answers hold one (a password or token
-    in use, a field named like a secret, the user-info of a URL), it is masked in the file as in every output
-    (C(********), C(***@)) and the module warns, naming where: a restore cannot bring that value back. Nor is anything that changes by itself (clock,
+  - Passwords and tokens (the ones given and the ones the device issued) are never part of a backup. Should the
+    device's answers hold one, it is masked in the file as in every output (C(********)) and the module warns,
+    naming where: a restore cannot bring that value back. The device's own configuration stays whole in the file
+    (a field of the device named like a secret, such as an SRT passphrase, or the user-info of a URL), so that a
+    restore brings it back; the diff and the result show those masked too. Keep backups as private as the
+    devices (the file is created C(0600)). Nor is anything that changes by itself (clock,
     measurements, alert logs) or the ids the device assigns; lists whose order means nothing are sorted, so
     backing up an unchanged device rewrites nothing and reports no change.
   - Restore a backup with M(broadcast.monitoring.device_restore).
@@ -80,6 +83,8 @@ dest:
   type: str
 """
 
+import json
+
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import format as backup_format, take as backup_take
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import differences
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import masked
@@ -94,17 +99,28 @@ ARGUMENT_SPEC = dict(
 def write_backup(module):
     dest = destination(module.params["dest"], plain_name("%s.json" % module.params["host"].strip(), "host"))
     taken = backup_take.take(module.client, module.device)
-    doc = masked(taken)  # a backup is an output too: no secret in the file
+    # no password or token in the file; the device's own configuration stays whole (restored)
+    doc = masked(taken, configuration=True)
     warnings = []
     if doc != taken:
-        warnings.append("the device's configuration holds a secret (%s): the backup holds it masked, so a restore"
-                        " does not bring it back; set it again after a restore" % ", ".join(
+        warnings.append("the device's configuration holds a password or token in use (%s): the backup holds it"
+                        " masked, so a restore does not bring it back; set it again after a restore" % ", ".join(
                             item["path"] for item in differences(taken, doc)))
     text = backup_format.dumps(doc)
     changed, old = write_if_changed(dest, text.encode("utf-8"), module.check_mode)
     return {"changed": changed, "backup": doc, "dest": dest, "warnings": warnings,
-            "diff": {"before": (old or b"").decode("utf-8", "replace"), "after": text,
+            "diff": {"before": diff_before(old), "after": backup_format.dumps(masked(doc)),
                      "before_header": dest, "after_header": dest}}
+
+
+def diff_before(old):
+    """The file there was, for the diff: its secret fields and user-info masked as well (a diff
+    is an output, masked as values before it is text)."""
+    text = (old or b"").decode("utf-8", "replace")
+    try:
+        return backup_format.dumps(masked(json.loads(text)))
+    except ValueError:  # not a backup document: shown as text, its known secrets masked
+        return masked(text)
 
 
 def main():

@@ -162,15 +162,24 @@ def plant_profiles(sim, device, password):
     return api
 
 
+def echoing(sim, name, password, paths):
+    """The device ``name`` in factory state with the admin password ``password``, whose next
+    request to each of ``paths`` is refused with the request repeated (the echo fault)."""
+    device = factory_device(sim, name)
+    sim.call(device.state["passwords"].update, {"admin": password})
+    for path in paths:
+        sim.call(device.faults.add, {"kind": "echo", "count": 1, "path": path})
+    return device
+
+
 @FEW
 @given(credential=credentials())
 def test_analyzer_outputs_hold_no_secret(sim, collections_path, tmp_path_factory, execution, credential):
     password, given_by = credential
-    ts = factory_device(sim, "ts-001")
-    sim.call(ts.state["passwords"].update, {"admin": password})
+    ts = echoing(sim, "ts-001", password, [])
     api = plant_profiles(sim, ts, password)
     capture = small_capture(api, api.add_input("Mux 1")["id"])
-    for path in ("/api/user/login", "/api/snmp/settings", "/api/sdcard/download$"):
+    for path in ("/api/user/login", "/api/snmp/settings", "/api/sdcard/download$"):  # after the test's own requests
         sim.call(ts.faults.add, {"kind": "echo", "count": 1, "path": path})
     workdir = tmp_path_factory.mktemp("masking")
     backup = workdir / "ts.json"
@@ -191,7 +200,7 @@ def test_analyzer_outputs_hold_no_secret(sim, collections_path, tmp_path_factory
     assert any("several" in warning for warning in results["result_2"].get("warnings", [])), results["result_2"]
     assert results["result_4"]["changed"] is True and "Leak ********" in json.dumps(results["result_4"])
     assert "Leak ********" in backup.read_text(errors="surrogateescape")
-    assert any("holds a secret" in warning for warning in results["result_3"]["warnings"])
+    assert any("holds a password or token" in warning for warning in results["result_3"]["warnings"])
     texts["backup file"] = backup.read_text(errors="surrogateescape")
     secrets = [password] + issued(sim, ts)
     assert len(secrets) >= 4  # the password, the test's and the modules' session tokens, the download token
@@ -202,10 +211,7 @@ def test_analyzer_outputs_hold_no_secret(sim, collections_path, tmp_path_factory
 @given(credential=credentials())
 def test_fm_monitor_errors_hold_no_secret(sim, collections_path, tmp_path_factory, execution, credential):
     password, given_by = credential
-    fm = factory_device(sim, "fm-001")
-    sim.call(fm.state["passwords"].update, {"admin": password})
-    for path in ("/api/login", "/api/status"):
-        sim.call(fm.faults.add, {"kind": "echo", "count": 1, "path": path})
+    fm = echoing(sim, "fm-001", password, ["/api/login", "/api/status"])
     tasks = [{"name": "login echoed", "broadcast.monitoring.fm_info": {"gather_subset": ["status"]}},
              {"name": "token echoed", "broadcast.monitoring.fm_info": {"gather_subset": ["status"]}},
              {"name": "answers", "broadcast.monitoring.fm_info": {"gather_subset": ["status"]}}]
@@ -221,9 +227,7 @@ def test_fm_monitor_errors_hold_no_secret(sim, collections_path, tmp_path_factor
 def test_validate_reports_hold_no_secret(sim, collections_path, tmp_path_factory, execution, password):
     """The validate role's reports (JUnit, Markdown, JSON) of a device whose login answer
     echoes the password: the failure is reported, the password is not."""
-    ts = factory_device(sim, "ts-002")
-    sim.call(ts.state["passwords"].update, {"admin": password})
-    sim.call(ts.faults.add, {"kind": "echo", "count": 1, "path": "/api/user/login"})
+    ts = echoing(sim, "ts-002", password, ["/api/user/login"])
     workdir = tmp_path_factory.mktemp("reports")
     inventory = workdir / "hosts.yml"
     sim.write_inventory(str(inventory))

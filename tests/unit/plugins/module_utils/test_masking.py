@@ -229,3 +229,13 @@ def test_equal_strings_of_different_kinds_keep_each_its_kind():
         register_secret("Kind-Secret-10")
         out = masked(["x Kind-Secret-10", Unsafe("x Kind-Secret-10")])
         assert [type(item) for item in out] == [str, Unsafe] and out == ["x ********"] * 2
+
+
+def test_a_configuration_to_restore_keeps_the_devices_own_secrets_and_loses_the_known_ones():
+    with fresh_secrets():
+        register_secret("Login-Secret-77")
+        doc = {"inputs": [{"name": "SRT Login-Secret-77", "passphrase": "srt-pass", "url": "udp://a:b@239.1.1.1:5"}]}
+        assert masked(doc, configuration=True) == {
+            "inputs": [{"name": "SRT ********", "passphrase": "srt-pass", "url": "udp://a:b@239.1.1.1:5"}]}
+        assert masked(doc) == {"inputs": [{"name": "SRT ********", "passphrase": SECRET_SHOWN,
+                                           "url": "udp://***@239.1.1.1:5"}]}
