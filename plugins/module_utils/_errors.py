@@ -337,7 +337,7 @@ def _masked(value, field, pattern, done, whole):
 
 def _same_kind(value, text):
     """``text`` as the kind of string ``value`` is (text marked unsafe stays unsafe)."""
-    if type(value) is str:
+    if value.__class__ is str:
         return text
     try:
         return type(value)(text)

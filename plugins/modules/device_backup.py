@@ -26,11 +26,12 @@ description:
     A backup without it, taken by an older release, is restored all the same.
   - Passwords and tokens (the ones given and the ones the device issued) are never part of a backup. Should the
     device's answers hold one, it is masked in the file as in every output (C(********)) and the module warns,
-    naming where: a restore cannot bring that value back. The device's own configuration stays whole in the file
-    (a field of the device named like a secret, such as an SRT passphrase, or the user-info of a URL), so that a
-    restore brings it back; the diff and the result show those masked too. Keep backups as private as the
-    devices (the file is created C(0600)). Nor is anything that changes by itself (clock,
-    measurements, alert logs) or the ids the device assigns; lists whose order means nothing are sorted, so
+    naming where, since a restore cannot bring that value back. The device's own configuration stays whole in the
+    file (a field of the device named like a secret, such as an SRT passphrase, or the user-info of a URL), so
+    that a restore brings it back; the diff and the result show those masked too. Keep backups as private as the
+    devices (the file is created C(0600)).
+  - Nothing that changes by itself (clock, measurements, alert logs) is part of a backup, nor the ids the device
+    assigns; lists whose order means nothing are sorted, so
     backing up an unchanged device rewrites nothing and reports no change.
   - Restore a backup with M(broadcast.monitoring.device_restore).
 author:

@@ -39,7 +39,9 @@ HOSTILE = ['"', "'", "\\", "%", "+", "/", "@", ":", " ", "&", "=", "?", "#", "*"
 #: surrogate-escaped bytes (what Python makes of bytes that are not UTF-8 in the environment)
 SURROGATES = ["\udcff", "\udce9", "\udc80"]
 CORE = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-FEW = settings(max_examples=3, deadline=None,
+#: a few examples per channel (each is a playbook run), the same in every run (as the suite's
+#: other property tests), nothing written to .hypothesis
+FEW = settings(max_examples=3, deadline=None, derandomize=True, database=None,
                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
@@ -222,7 +224,7 @@ def test_fm_monitor_errors_hold_no_secret(sim, collections_path, tmp_path_factor
     assert leaked([password] + issued(sim, fm), texts) == []
 
 
-@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(FEW, max_examples=2)
 @given(password=passwords(surrogates=True))
 def test_validate_reports_hold_no_secret(sim, collections_path, tmp_path_factory, execution, password):
     """The validate role's reports (JUnit, Markdown, JSON) of a device whose login answer
