@@ -17,6 +17,9 @@ description:
     names, messages) is escaped.
   - V(markdown) - a summary table per device and a table of its checks; device text is escaped, so that it shows as
     written and never becomes markup, an inline link or HTML (a renderer may still link a bare URL).
+  - The report holds no secret - a password or token the controller knows (from the BROADCAST_MONITORING_PASSWORD,
+    _TOKEN or _NEW_PASSWORD environment variables), a field named like a secret and the user-info of a URL are
+    masked, as in every output of the collection.
 author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
 positional: _input, kind
@@ -50,6 +53,8 @@ import re
 import xml.etree.ElementTree as ET
 
 from ansible.errors import AnsibleFilterError
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import masked
 
 #: characters that XML 1.0 cannot carry at all, even escaped, and lone surrogates (a device's JSON
 #: may hold them), which no UTF-8 file can: each becomes U+FFFD, so the report can always be written
@@ -125,6 +130,7 @@ def markdown(results):
 
 
 def validation_report(results, kind):
+    results = masked(results)  # a report is an output: no secret in it, whatever the results hold
     if kind == "junit":
         return junit(results)
     if kind == "markdown":

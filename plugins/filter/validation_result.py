@@ -24,6 +24,9 @@ description:
   - Both - V(firmware) when C(firmware_version) is declared.
   - Each check has an id, its kind alone for a device-wide check (V(firmware)) or the kind and the input name or tuner id
     in brackets (V(input_receiving[Mux 1]), V(tuner_signal[0])). O(skip) and O(waive) take kinds or ids.
+  - The result holds no secret (it goes into reports and the job's artifact) - a password or token the controller
+    knows (from the BROADCAST_MONITORING_PASSWORD, _TOKEN or _NEW_PASSWORD environment variables), a field named like
+    a secret and the user-info of a URL are masked, as in every output of the collection.
 author:
   - Broadcast Monitoring Team (@broadcast-monitoring)
 positional: _input, declared
@@ -91,6 +94,8 @@ _value:
 """
 
 from ansible.errors import AnsibleFilterError
+
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import masked
 
 #: every check kind, in report order
 KINDS = ("device_answers", "input_receiving", "input_priority1", "tuner_signal", "tuner_streaming", "snmp_traps",
@@ -278,8 +283,9 @@ def validation_result(readings, declared, skip=None, waive=None, host="", skip_v
                     message, confirmed, waive_variable, check["id"]))
         checks.append(out)
     counts = {status: sum(1 for c in checks if c["status"] == status) for status in STATUSES}
-    return {"host": host, "device_type": declared["device_type"], "status": "failed" if counts["failed"] else "passed",
-            "counts": counts, "checks": checks}
+    # the reports and the job's artifact are made of it: no secret in it (_errors.masked)
+    return masked({"host": host, "device_type": declared["device_type"],
+                   "status": "failed" if counts["failed"] else "passed", "counts": counts, "checks": checks})
 
 
 class FilterModule:

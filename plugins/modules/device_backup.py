@@ -24,8 +24,14 @@ description:
     streaming (FM monitor), and the firmware version; no bitrate, error or alarm, which change by themselves.
     Give it (or the whole document) to M(broadcast.monitoring.device_snapshot) as O(broadcast.monitoring.device_snapshot#module:compare_to).
     A backup without it, taken by an older release, is restored all the same.
-  - Passwords and tokens are never part of a backup. Nor is anything that changes by itself (clock,
-    measurements, alert logs) or the ids the device assigns; lists whose order means nothing are sorted, so
+  - Passwords and tokens (the ones given and the ones the device issued) are never part of a backup. Should the
+    device's answers hold one, it is masked in the file as in every output (C(********)) and the module warns,
+    naming where, since a restore cannot bring that value back. The device's own configuration stays whole in the
+    file (a field of the device named like a secret, such as an SRT passphrase, or the user-info of a URL), so
+    that a restore brings it back; the diff and the result show those masked too. Keep backups as private as the
+    devices (the file is created C(0600)).
+  - Nothing that changes by itself (clock, measurements, alert logs) is part of a backup, nor the ids the device
+    assigns; lists whose order means nothing are sorted, so
     backing up an unchanged device rewrites nothing and reports no change.
   - Restore a backup with M(broadcast.monitoring.device_restore).
 author:
@@ -78,7 +84,11 @@ dest:
   type: str
 """
 
+import json
+
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import format as backup_format, take as backup_take
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import differences
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import masked
 from ansible_collections.broadcast.monitoring.plugins.module_utils._files import destination, plain_name, write_if_changed
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
@@ -89,12 +99,29 @@ ARGUMENT_SPEC = dict(
 
 def write_backup(module):
     dest = destination(module.params["dest"], plain_name("%s.json" % module.params["host"].strip(), "host"))
-    doc = backup_take.take(module.client, module.device)
+    taken = backup_take.take(module.client, module.device)
+    # no password or token in the file; the device's own configuration stays whole (restored)
+    doc = masked(taken, configuration=True)
+    warnings = []
+    if doc != taken:
+        warnings.append("the device's configuration holds a password or token in use (%s): the backup holds it"
+                        " masked, so a restore does not bring it back; set it again after a restore" % ", ".join(
+                            item["path"] for item in differences(taken, doc)))
     text = backup_format.dumps(doc)
     changed, old = write_if_changed(dest, text.encode("utf-8"), module.check_mode)
-    return {"changed": changed, "backup": doc, "dest": dest,
-            "diff": {"before": (old or b"").decode("utf-8", "replace"), "after": text,
+    return {"changed": changed, "backup": doc, "dest": dest, "warnings": warnings,
+            "diff": {"before": diff_before(old), "after": backup_format.dumps(masked(doc)),
                      "before_header": dest, "after_header": dest}}
+
+
+def diff_before(old):
+    """The file there was, for the diff: its secret fields and user-info masked as well (a diff
+    is an output, masked as values before it is text)."""
+    text = (old or b"").decode("utf-8", "replace")
+    try:
+        return backup_format.dumps(masked(json.loads(text)))
+    except ValueError:  # not a backup document: shown as text, its known secrets masked
+        return masked(text)
 
 
 def main():

@@ -7,12 +7,13 @@ A rule is a dict::
     {"kind": "error", "rate": 0.2}                      # 500 for 20 % of requests (seeded)
     {"kind": "drop", "count": 1, "method": "POST"}      # close the connection before acting
     {"kind": "drop_response", "count": 1, "path": "/api/inputs"}  # act, then close
+    {"kind": "echo", "count": 1, "path": "/api/user/login"}  # 400 repeating the request
     {"kind": "latency", "seconds": 0.2}                 # answer every request 0.2 s later
     {"kind": "reboot_gap", "seconds": 5}                # reboots take 5 s (not scaled)
     {"kind": "never_return"}                            # the next reboot never ends
 
 ``method`` (an HTTP method, or ``write`` for anything but GET) and ``path`` (a prefix of
-the request path) narrow which requests a rule applies to. On the command line, rules are
+the request path; the whole path when it ends with ``$``) narrow which requests a rule applies to. On the command line, rules are
 ``TARGET:KIND[,key=value...]`` separated by ``;``, TARGET a device name or a glob.
 """
 
@@ -20,7 +21,7 @@ import fnmatch
 import random
 import time
 
-REQUEST_KINDS = ("unavailable", "error", "drop", "drop_response")
+REQUEST_KINDS = ("unavailable", "error", "drop", "drop_response", "echo")
 SETTING_KINDS = ("latency", "reboot_gap", "never_return")
 KEYS = ("kind", "count", "seconds", "rate", "method", "path")
 
@@ -59,6 +60,8 @@ class Rule:
             return False
         if self.method not in (None, "write") and self.method != method:
             return False
+        if self.path is not None and self.path.endswith("$"):
+            return path == self.path[:-1]
         return self.path is None or path.startswith(self.path)
 
     def fires(self):
