@@ -75,7 +75,7 @@ class Client(Shorthands):
     max_backoff = 4.0
 
     def __init__(self, host, login, port=None, protocol="http", validate_certs=True, ca_path=None,
-                 timeout=10, role="admin", password=None, token=None, sleep=time.sleep, clock=time.monotonic,
+                 timeout=10, role="admin", password=None, token=None, sleep=None, clock=time.monotonic,
                  max_answer=transport.MAX_ANSWER):
         self.protocol = protocol
         self.port = port
@@ -85,10 +85,11 @@ class Client(Shorthands):
         self.role = role
         self._password = password
         self._token = token
-        self._sleep = sleep
         self._clock = clock
         self.session = transport.Session(verify=(ca_path or True) if validate_certs else False,
                                          max_answer=max_answer)
+        # the waits between retries: cut short by session.abort() (time.sleep would not be)
+        self._sleep = sleep or (lambda seconds: self.session.pause(seconds))
         self.session.headers["Accept"] = "application/json"
         self.counts = {"login": 0, "read": 0, "write": 0}
         #: the processes up to the controller as they were at start (checked before each write)
