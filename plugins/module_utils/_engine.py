@@ -20,7 +20,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._errors impor
     DeviceError,
     InputError,
     PartialFailure,
-    shown_field,
+    masked,
 )
 
 STATES = ("merged", "replaced", "overridden", "deleted", "gathered")
@@ -136,8 +136,8 @@ def differences(before, after, path=()):
         if isinstance(value, dict) and value and (isinstance(old, dict) or old is None):
             out.extend(differences(old, value, where))
         elif key not in before or value != old:
-            out.append({"path": ".".join(where), "current": shown_field(str(key), old),
-                        "declared": shown_field(str(key), value)})
+            out.append({"path": ".".join(where), "current": masked(old, str(key)),
+                        "declared": masked(value, str(key))})
     for key in before:
         if key in after or before[key] is None:
             continue

@@ -9,7 +9,10 @@ so any file may import it without a cycle."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import urllib.parse
 
 
 # -- failures talking to a device (DeviceError) --------------------------------------------------
@@ -169,51 +172,154 @@ class PartError(ValueError):
 
 
 # -- secret masking ----------------------------------------------------------------------------
+# ``masked`` is the one masking function of the collection: every output (module results,
+# warnings, errors and diffs, the event source's events and log, reports, backups) passes its
+# decoded values through it, never its serialized text. It hides three things (the known
+# secrets first, and once more last, so that nothing done after could make one anew):
+#
+# 1. every known secret wherever it stands in a string (a device's error message echoing the
+#    request included), in each form it can take there: as is; escaped as a JSON string (a
+#    body echoed as sent: ``\"``, ``\\``, ``\u00e9``, ``\udcff``, ASCII or not); escaped as a
+#    Python literal (a message's ``%r``, either quote); percent-encoded (a query string echoed as
+#    received: UTF-8, a surrogate-escaped byte as itself, ``+`` or ``%20`` for a space, either
+#    case of hex). Other encodings (base64, JSON escaped twice) are not searched: no device of
+#    the interface documents sends or echoes a secret that way.
+# 2. the value of a secret field (SECRET_FIELDS), whatever it is;
+# 3. the user-info of a URL or address (``udp://bob:secret@239.1.1.1``, ``bob:secret@host``).
+#
+# The known secrets are the ones given (the values of no_log options, which _module.py
+# registers, and the BROADCAST_MONITORING_PASSWORD, _TOKEN and _NEW_PASSWORD environment
+# variables, read at each call) and the ones a device issued (its session token at login, a
+# one-time download token), which the code that receives them registers with
+# ``register_secret`` before the value can reach anything else.
+
+#: what a secret becomes (Ansible's own mask for no_log values)
+SECRET_SHOWN = "********"
+#: field names whose values an output never repeats (write-only secrets)
+SECRET_FIELDS = frozenset(("password", "token", "new_password", "community", "passphrase", "secret"))
+#: the environment variables that give secrets (as an AWX credential does)
+SECRET_VARIABLES = ("BROADCAST_MONITORING_PASSWORD", "BROADCAST_MONITORING_TOKEN", "BROADCAST_MONITORING_NEW_PASSWORD")
+#: the factory passwords the interface documents print (and the roles' names): public, so
+#: hiding them hides nothing, and would turn every "admin" of every output into the mask
+PUBLIC_PASSWORDS = frozenset(("admin", "user"))
 #: the scheme of a URL (``udp://``)
 SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+#: a whole string that is a URL with user-info: it runs to the last ``@`` (a password may hold
+#: ``@`` or ``/``), after which no space comes
+URL_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://).*@(?=[^@\s]*$)", re.DOTALL)
+#: a URL with user-info inside a longer text: the user-info runs to the last ``@`` of the word
+URL_IN_TEXT_RE = re.compile(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*://)\S*@")
+#: a whole string that is an address with user-info holding a password: ``user:password@host[:port]``
+ADDRESS_RE = re.compile(r"^[^\s:@/]*:\S*@(?=[^@\s]+$)")
+_HEX_RE = re.compile(r"%[0-9A-F]{2}")
 
 
-def masked(value):
-    """``value`` fit to repeat in a message: in a string, the user-info of a URL or address
-    (``udp://bob:secret@239.1.1.1:1234``, ``bob:secret@host``) becomes ``***``; inside lists
-    and dictionaries too. Everything up to the last ``@`` is masked, so a password holding
-    ``@`` or ``/`` does not leak either."""
+def _percent_forms(secret):
+    """The percent-encodings of ``secret`` (UTF-8; a surrogate-escaped byte as that byte)."""
+    for errors in ("surrogateescape", "surrogatepass"):
+        try:
+            data = secret.encode("utf-8", errors)
+            break
+        except UnicodeEncodeError:
+            continue
+    else:  # pragma: no cover - surrogatepass encodes every str
+        return []
+    forms = [urllib.parse.quote(data, safe=""), urllib.parse.quote(data, safe="/"), urllib.parse.quote_plus(data, safe="")]
+    return forms + [_HEX_RE.sub(lambda hit: hit.group(0).lower(), form) for form in forms]
+
+
+def secret_forms(secret):
+    """Every form ``secret`` can take inside an output string (see the comment above), longest first."""
+    forms = {secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1],
+             repr(secret)[1:-1], repr(secret + '"')[1:-2], ascii(secret)[1:-1], ascii(secret + '"')[1:-2]}
+    forms.update(_percent_forms(secret))
+    # a form made only of the mask's character could not be told from the mask
+    return tuple(sorted((form for form in forms if form.strip("*")), key=len, reverse=True))
+
+
+class Secrets:
+    """The secrets one process knows: added, never removed; safe to add from several threads
+    (a new tuple replaces the old one whole)."""
+
+    def __init__(self):
+        self.known = frozenset()
+        self.forms = ()
+
+    def add(self, value):
+        if not isinstance(value, str) or not value or value in PUBLIC_PASSWORDS or value in self.known:
+            return
+        self.known = self.known | {value}
+        self.forms = tuple(sorted(set(self.forms).union(secret_forms(value)), key=len, reverse=True))
+
+
+#: this process's secrets (a module process, a worker of ansible-playbook, the event source)
+SECRETS = Secrets()
+
+
+def register_secret(value):
+    """Make ``value`` a secret that ``masked`` hides from now on, in this process. Call it
+    where a secret enters: a device's session token where the login answer is read
+    (_client.Client.login), a one-time download token where it is received, a password or
+    token a plugin is given. A value that is not a non-empty string, or a public factory
+    password (PUBLIC_PASSWORDS), is ignored. Safe from several threads."""
+    SECRETS.add(value)
+
+
+def _hide_secrets(text):
+    for name in SECRET_VARIABLES:
+        given = os.environ.get(name)
+        if given and given not in SECRETS.known:
+            SECRETS.add(given)
+    present = [form for form in SECRETS.forms if form in text]
+    while present:  # again: a mask next to a secret's '*' can make a secret anew (ends: each pass drops a non-'*')
+        text = re.sub("|".join(map(re.escape, present)), SECRET_SHOWN, text)
+        present = [form for form in SECRETS.forms if form in text]
+    return text
+
+
+def _hide_userinfo(text):
+    if URL_RE.match(text):
+        return URL_RE.sub(r"\1***@", text)
+    text = URL_IN_TEXT_RE.sub(r"\1***@", text)
+    return text if SCHEME_RE.match(text) else ADDRESS_RE.sub("***@", text)
+
+
+def masked(value, field=None):
+    """``value`` fit for any output: every known secret in it masked, in any form it may take
+    (see above), the value of each secret field hidden, the user-info of each URL or address
+    masked; reaching into lists, tuples, sets and dictionaries (keys too). ``field``: the name
+    of the field ``value`` is the value of (hidden whole if a secret field).
+
+    Apply it to decoded values, never to serialized text (JSON, YAML): the escapes of a
+    serialization are not the ones searched. Issued secrets must be registered first
+    (``register_secret``)."""
+    if field in SECRET_FIELDS and value is not None:
+        return SECRET_SHOWN
     if isinstance(value, str):
-        at = value.rfind("@")
-        scheme = SCHEME_RE.match(value)
-        start = scheme.end() if scheme else 0
-        return value if at < start else value[:start] + "***" + value[at:]
-    if isinstance(value, (list, tuple)):
-        return type(value)(masked(item) for item in value)
+        text = _hide_secrets(value)
+        shown = _hide_userinfo(text)
+        if shown != text:  # again: the user-info's mask next to the rest of a secret could make it anew
+            text = _hide_secrets(shown)
+        return value if text == value else _same_kind(value, text)
     if isinstance(value, dict):
-        return {key: masked(item) for key, item in value.items()}
+        return {masked(key): masked(item, key) for key, item in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        kind = next(kind for kind in (list, tuple, set, frozenset) if isinstance(value, kind))
+        return kind(masked(item, field) for item in value)
     return value
 
 
+def _same_kind(value, text):
+    """``text`` as the kind of string ``value`` is (text marked unsafe stays unsafe)."""
+    if type(value) is str:
+        return text
+    try:
+        return type(value)(text)
+    except Exception:  # a kind of string that cannot be made from text alone
+        return text
+
+
 def quoted(value):
-    """``value`` quoted for a message (repr), user-info masked. With ``masked`` (the same
-    unquoted), the one way a message of this collection repeats a value the user gave."""
+    """``value`` quoted for a message (repr), masked: the one way a message of this collection
+    repeats a value the user gave."""
     return repr(masked(value))
-
-
-#: field names whose values a result never repeats (write-only secrets)
-SECRET_FIELDS = frozenset(("password", "token", "new_password"))
-SECRET_SHOWN = "********"
-
-
-def shown_field(name, value):
-    """``value`` of the field ``name`` fit for a result: a secret field's value hidden, the
-    user-info of an address or URL masked (masked)."""
-    if name in SECRET_FIELDS and value is not None:
-        return SECRET_SHOWN
-    if isinstance(value, dict):
-        return {key: shown_field(key, item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [shown_field(name, item) for item in value]
-    return masked(value)
-
-
-def shown(value):
-    """``value`` (a request body, any nesting) fit for a result: the value of each secret field
-    hidden, the user-info of an address or URL masked."""
-    return shown_field("", value)

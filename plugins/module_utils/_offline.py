@@ -20,7 +20,7 @@ import json
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import format as backup_format
 from ansible_collections.broadcast.monitoring.plugins.module_utils._client import Shorthands
-from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, shown
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, masked
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook
 
 try:
@@ -125,9 +125,9 @@ class Recorder(Shorthands):
     # the result
     def rendered(self):
         """The recorded writes as ``{method, path, body}``: an id the device assigns itself
-        named as ``{kind:name}``, secrets hidden and user-info masked (_errors.shown)."""
+        named as ``{kind:name}``, secrets hidden and user-info masked (_errors.masked)."""
         return [{"method": w["method"], "path": self._path(w["path"]),
-                 "body": shown(self._ids(w["body"])) if w["body"] is not None else None} for w in self.writes]
+                 "body": masked(self._ids(w["body"])) if w["body"] is not None else None} for w in self.writes]
 
     def _path(self, path):
         for prefix, kind in self.device.ASSIGNED_IDS.items():
