@@ -342,7 +342,8 @@ class HostileDevice:
 
             def route(self):
                 length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"null")
+                raw = self.rfile.read(length)
+                body = json.loads(raw or b"null")
                 device.requests.append((self.command, self.path))
                 if self.path == "/api/system/alive":
                     if device.behaviour == "slow":
@@ -350,7 +351,8 @@ class HostileDevice:
                     return self.answer(200, {"system_uptime": 1000})
                 if self.path == "/api/user/login":
                     if device.behaviour == "echo_password":
-                        return self.answer(400, {"code": 400, "message": "no such password: %s" % body["password"]})
+                        return self.answer(400, {"code": 400, "message": "no such password: %s (in %s)" % (
+                            body["password"], raw.decode())})  # as given, and as sent (JSON-escaped)
                     token = "tok-%s" % uuid.uuid4()
                     device.issued.append(token)
                     return self.answer(200, {"role": "admin", "token": token})
@@ -467,7 +469,7 @@ def test_one_device_never_holds_back_another_and_stopping_ends_the_source_at_onc
     assert "TypeError" in failed["hostile-mixed_ids"][0]["detail"]["error"]
     assert failed["hostile-echo_token"][0]["detail"]["error_kind"] == "refused"
     assert "Authorization: Bearer ********" in failed["hostile-echo_token"][0]["detail"]["error"]
-    assert "no such password: ********" in failed["hostile-echo_password"][0]["detail"]["error"]
+    assert "no such password: ******** (in " in failed["hostile-echo_password"][0]["detail"]["error"]
     for name in ("hostile-busy", "hostile-slow"):
         unreachable = [e for e in by_device[name] if e["kind"] == "unreachable"]
         assert len(unreachable) == 1 and "poll_timeout" in unreachable[0]["detail"]["error"], by_device[name]
@@ -480,7 +482,7 @@ def test_one_device_never_holds_back_another_and_stopping_ends_the_source_at_onc
         assert time.monotonic() < deadline, "threads of the source still running 2 s after it stopped"
         time.sleep(0.05)
     # no secret in any event or log record, in any encoding of it
-    secrets = {PASSWORD, ODD_PASSWORD} | {token for device in hostile.values() for token in device.issued}
+    secrets = {PASSWORD, ODD_PASSWORD, json.dumps(ODD_PASSWORD)[1:-1]} | {token for device in hostile.values() for token in device.issued}
     secrets.update(s for s in sim.call(ts.issued_secrets) if s and s not in ("admin", "user"))
     assert hostile["echo_token"].issued, "the echoing device issued no token"
     texts = strings(events) + [record.getMessage() for record in caplog.records]

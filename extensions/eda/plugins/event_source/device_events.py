@@ -106,7 +106,6 @@ SOURCE_KEYS = ("devices", "interval", "initial_state", "alert_records", "alert_p
 #: what ansible-rulebook itself adds to the arguments (when a rule gives feedback to the source)
 RULEBOOK_KEYS = ("eda_feedback_queue",)
 SECRET_KEYS = ("password", "token")
-MASK = "********"
 
 INFO, WARNING, CRITICAL = "info", "warning", "critical"
 #: error_kind of a poll_failed event for a failure that is not a DeviceError: an answer the
@@ -151,7 +150,7 @@ def _typed(name, spec, value, problems):
                 value = os.path.expanduser(value)
     except (TypeError, ValueError):
         problems.append("%s: must be %s, got %r" % (name, {"int": "an integer", "bool": "a boolean"}.get(kind, "a string"),
-                                                    value if name not in SECRET_KEYS else MASK))
+                                                    value if name.rsplit(".", 1)[-1] not in SECRET_KEYS else ERRORS.SECRET_SHOWN))
         return None
     if spec.get("choices") and value not in spec["choices"]:
         problems.append("%s: must be one of %s, got %r" % (name, ", ".join(spec["choices"]), value))
@@ -260,7 +259,8 @@ class DevicePoller:
         self.client = CONNECTION.client_from_params(params, self.device)
         self.alert_records = alert_records
         self.alert_page = alert_page
-        self.given_secrets = [params[key] for key in SECRET_KEYS if params.get(key)]
+        for key in SECRET_KEYS:
+            ERRORS.register_secret(params.get(key))
         self.state = None  # the last poll that reached the device: {uptime, items, alerts, at}
         self.reachable = None  # unknown before the first poll
         self.failure = None
@@ -431,28 +431,12 @@ class DevicePoller:
         return events
 
     # No secret in any event or log --------------------------------------------------------
-    def secrets(self):
-        """The password and token given, and the session token the device issued."""
-        issued = self.client._token  # pylint: disable=protected-access
-        return self.given_secrets + ([issued] if issued else [])
-
     def masked(self, value):
-        """``value`` (an event, a log text) with every secret of this device masked, in the
-        decoded values, wherever a device or an error may have put one."""
-        return _masked_values(value, self.secrets())
-
-
-def _masked_values(value, secrets):
-    """Temporary: the collection's masking function replaces this."""
-    if isinstance(value, str):
-        for secret in sorted(secrets, key=len, reverse=True):
-            value = value.replace(secret, MASK)
-        return value
-    if isinstance(value, dict):
-        return {_masked_values(key, secrets): _masked_values(item, secrets) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_masked_values(item, secrets) for item in value]
-    return value
+        """``value`` (an event, a log text) through the collection's one masking function: the
+        password and token given, and the session token the device issued, are registered
+        with it (the token before anything of the poll that got it is shown)."""
+        ERRORS.register_secret(self.client._token)  # pylint: disable=protected-access
+        return ERRORS.masked(value)
 
 
 def restarted(before, now):
