@@ -308,7 +308,7 @@ class DevicePoller:
         try:
             events = self._poll(initial_state)
         except Exception as err:  # pylint: disable=broad-exception-caught  # any of them: one device's failure
-            events = self._failed(self._poll_error(err))
+            events = [] if self.stopped else self._failed(self._poll_error(err))
         finally:
             self.client.session.close()  # between polls a device holds no connection
         return [self.masked(event) for event in events]
