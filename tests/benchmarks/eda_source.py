@@ -17,6 +17,7 @@ import asyncio
 import importlib
 import json
 import os
+import resource
 import statistics
 import tempfile
 import threading
@@ -59,6 +60,8 @@ def run(devices, interval, seconds, threads):
             "devices": [{"name": d.name, "host": d.base.split("//")[1].split(":")[0], "port": int(d.base.rsplit(":", 1)[1]),
                          "device_type": d.kind} for d in devices]}
     samples = []
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = [usage.ru_utime + usage.ru_stime]
 
     async def scenario():
         queue = asyncio.Queue()
@@ -71,6 +74,8 @@ def run(devices, interval, seconds, threads):
                 queue.get_nowait()
                 events += 1
             samples.append(proc_status())
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        cpu.append(usage.ru_utime + usage.ru_stime)
         started = time.monotonic()
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
@@ -93,6 +98,7 @@ def run(devices, interval, seconds, threads):
         "rss_mib_end": round(samples[-1]["VmRSS"], 1),
         "threads_before": before["Threads"], "threads_peak": max(s["Threads"] for s in samples),
         "fds_before": before["fds"], "fds_peak": max(s["fds"] for s in samples),
+        "cpu_seconds_per_second": round((cpu[1] - cpu[0]) / seconds, 2),
         "devices_polled": len(polls), "polls": len(durations), "events": events,
         "poll_seconds_median": round(statistics.median(durations), 3),
         "poll_seconds_max": round(max(durations), 3),
@@ -113,7 +119,9 @@ def main(argv=None):
     workdir = tempfile.mkdtemp(prefix="eda-bench-")
     simulator = fleet_bench.Simulator(workdir, ts=args.devices - args.devices // 2, fm=args.devices // 2).start()
     try:
+        cpu_before = simulator.cpu_seconds()
         figures = run(simulator.devices, args.interval, args.seconds, args.threads)
+        figures["simulator_cpu_seconds_per_second"] = round((simulator.cpu_seconds() - cpu_before) / args.seconds, 2)
         figures["simulator_rss_mib_peak"] = round(simulator.peak_rss_mb(), 1)
     finally:
         simulator.stop()

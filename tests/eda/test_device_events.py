@@ -417,8 +417,8 @@ def test_one_device_never_holds_back_another_and_stopping_ends_the_source_at_onc
     import threading
 
     caplog.set_level(logging.DEBUG)
-    interval, poll_timeout = 1, 3
-    args = device_args(ts, poll_timeout=poll_timeout, interval=interval)
+    interval, poll_timeout, threads = 1, 3, 4
+    args = device_args(ts, poll_timeout=poll_timeout, interval=interval, threads=threads)
     args["devices"] += [device.entry() for device in hostile.values()]
     sim.call(ts.requests.clear)
 
@@ -426,6 +426,7 @@ def test_one_device_never_holds_back_another_and_stopping_ends_the_source_at_onc
         queue = asyncio.Queue()
         task = asyncio.create_task(source.main(queue, args))
         events, lost_at, stopped_after = [], None, None
+        most_threads = 0
         try:
             deadline = time.monotonic() + WAIT
             while time.monotonic() < deadline:
@@ -434,6 +435,7 @@ def test_one_device_never_holds_back_another_and_stopping_ends_the_source_at_onc
                     events.append((time.monotonic(), event))
                 except asyncio.TimeoutError:
                     pass
+                most_threads = max(most_threads, sum(t.name.startswith("device_events") for t in threading.enumerate()))
                 # the healthy device's baseline is done (its last request is the alert query)
                 if lost_at is None and sim.call(lambda: any(
                         r["path"] == "/api/inputs/1/alerts" and r["status"] == 200 for r in ts.requests)):
@@ -451,9 +453,10 @@ def test_one_device_never_holds_back_another_and_stopping_ends_the_source_at_onc
             stopped_after = time.monotonic() - started
         finally:
             task.cancel()
-        return lost_at, events, stopped_after
+        return lost_at, events, stopped_after, most_threads
 
-    lost_at, timed_events, stopped_after = asyncio.run(scenario())
+    lost_at, timed_events, stopped_after, most_threads = asyncio.run(scenario())
+    assert 1 <= most_threads <= threads  # six devices, at most `threads` polls at once
     events = [event for _at, event in timed_events]
     by_device = {}
     for event in events:
