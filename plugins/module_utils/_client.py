@@ -31,6 +31,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._errors impor
     TransportError,
     UndecodableAnswer,
     UnreadableAnswer,
+    register_secret,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook, mark_top
 
@@ -85,6 +86,8 @@ class Client(Shorthands):
         self.role = role
         self._password = password
         self._token = token
+        register_secret(password)  # masked in every output of this process from now on (_errors.masked)
+        register_secret(token)
         self._clock = clock
         self.session = transport.Session(verify=(ca_path or True) if validate_certs else False,
                                          max_answer=max_answer)
@@ -106,6 +109,7 @@ class Client(Shorthands):
         """The same device with other credentials (no token yet). Shares session and counts."""
         other = copy.copy(self)
         other.role, other._password, other._token = role, password, None
+        register_secret(password)
         return other
 
     # -- authentication ---------------------------------------------------------------------
@@ -131,6 +135,7 @@ class Client(Shorthands):
                     "the role in option role" if self.role == self._password else "role %s" % self.role)
             raise error
         token = _json(response).get("token") if isinstance(_json(response), dict) else None
+        register_secret(token)  # issued: masked in every output of this process from now on
         if not token:
             raise DeviceError(DEVICE, "login answered without a token", status=200)
         self._token = token

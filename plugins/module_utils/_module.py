@@ -29,6 +29,8 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._errors impor
     InputError,
     LockError,
     PartialFailure,
+    masked,
+    register_secret,
 )
 
 
@@ -54,10 +56,19 @@ class DeviceModule(AnsibleModule):
 
     ``check_mode`` is what the work below is given: Ansible's check mode, except with
     state=parsed or rendered, where it is False (the writes go to a recorder, not to a
-    device); ``requested_check_mode`` is Ansible's, always."""
+    device); ``requested_check_mode`` is Ansible's, always.
 
-    def __init__(self, argument_spec, device=None, required_one_of=None, reads_only=False, **kwargs):
+    Every output leaves through ``exit_json``, ``fail_json`` and ``warn``, which pass it through
+    _errors.masked (both execution modes run this code), with the values of the no_log
+    options registered as secrets first. ``returns_secrets``: result keys whose value is a
+    secret the module returns on purpose (device_login's token), the one thing not masked."""
+
+    returns_secrets = ()
+
+    def __init__(self, argument_spec, device=None, required_one_of=None, reads_only=False, returns_secrets=(),
+                 **kwargs):
         self.reads_only = reads_only
+        self.returns_secrets = tuple(returns_secrets)
         shadowed = sorted(set(argument_spec) & set(CONNECTION_SPEC))
         if shadowed:  # a module option must never replace a connection option of the same name
             raise ValueError("module options shadow connection options: %s" % ", ".join(shadowed))
@@ -103,6 +114,24 @@ class DeviceModule(AnsibleModule):
             self.fail_json(msg="; ".join(problems))
         self.device = device or self._device_type()
         self.client = client_from_params(self.params, self.device)
+
+    # -- every output, masked ------------------------------------------------------------
+    def _register_given_secrets(self):
+        for value in getattr(self, "no_log_values", ()):  # set by AnsibleModule while it reads the arguments
+            register_secret(value)
+
+    def exit_json(self, **kwargs):
+        self._register_given_secrets()
+        kept = {key: kwargs.pop(key) for key in self.returns_secrets if key in kwargs}
+        super().exit_json(**dict(masked(kwargs), **kept))
+
+    def fail_json(self, msg, **kwargs):
+        self._register_given_secrets()
+        super().fail_json(**masked(dict(kwargs, msg=msg)))
+
+    def warn(self, warning, **kwargs):
+        self._register_given_secrets()
+        super().warn(masked(warning), **kwargs)
 
     @property
     def working_state(self):

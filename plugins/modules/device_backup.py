@@ -24,7 +24,9 @@ description:
     streaming (FM monitor), and the firmware version; no bitrate, error or alarm, which change by themselves.
     Give it (or the whole document) to M(broadcast.monitoring.device_snapshot) as O(broadcast.monitoring.device_snapshot#module:compare_to).
     A backup without it, taken by an older release, is restored all the same.
-  - Passwords and tokens are never part of a backup. Nor is anything that changes by itself (clock,
+  - Passwords and tokens are never part of a backup. Should the device's answers hold one (a password or token
+    in use, a field named like a secret, the user-info of a URL), it is masked in the file as in every output
+    (C(********), C(***@)) and the module warns, naming where: a restore cannot bring that value back. Nor is anything that changes by itself (clock,
     measurements, alert logs) or the ids the device assigns; lists whose order means nothing are sorted, so
     backing up an unchanged device rewrites nothing and reports no change.
   - Restore a backup with M(broadcast.monitoring.device_restore).
@@ -79,6 +81,8 @@ dest:
 """
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup import format as backup_format, take as backup_take
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import differences
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import masked
 from ansible_collections.broadcast.monitoring.plugins.module_utils._files import destination, plain_name, write_if_changed
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
@@ -89,10 +93,16 @@ ARGUMENT_SPEC = dict(
 
 def write_backup(module):
     dest = destination(module.params["dest"], plain_name("%s.json" % module.params["host"].strip(), "host"))
-    doc = backup_take.take(module.client, module.device)
+    taken = backup_take.take(module.client, module.device)
+    doc = masked(taken)  # a backup is an output too: no secret in the file
+    warnings = []
+    if doc != taken:
+        warnings.append("the device's configuration holds a secret (%s): the backup holds it masked, so a restore"
+                        " does not bring it back; set it again after a restore" % ", ".join(
+                            item["path"] for item in differences(taken, doc)))
     text = backup_format.dumps(doc)
     changed, old = write_if_changed(dest, text.encode("utf-8"), module.check_mode)
-    return {"changed": changed, "backup": doc, "dest": dest,
+    return {"changed": changed, "backup": doc, "dest": dest, "warnings": warnings,
             "diff": {"before": (old or b"").decode("utf-8", "replace"), "after": text,
                      "before_header": dest, "after_header": dest}}
 

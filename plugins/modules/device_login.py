@@ -73,7 +73,7 @@ def login(module):
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, reads_only=True)
+    module = DeviceModule(ARGUMENT_SPEC, reads_only=True, returns_secrets=("token",))
     module.run(lambda: login(module))
 
 

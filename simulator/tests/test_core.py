@@ -181,6 +181,22 @@ def test_fault_drop_before_and_after_acting(ts):
     assert wait_alive(ts, up=False, limit=2) and wait_alive(ts, up=True, limit=5)
 
 
+def test_fault_echo_repeats_the_request_as_received(ts):
+    """Error body: JSON object with `code` (integer) and `message` (string); "Other status codes
+    and the mapping of conditions to codes: not shown" (ts-analyzer-api.md, Errors): the message
+    is open, and the echo fault fills it with the request (README, Faults)."""
+    set_faults(ts, [{"kind": "echo", "count": 1, "path": "/api/user/login"}])
+    answer = ts.post("/user/login", json={"role": "admin", "password": 'a"\\é%'}, token=None)
+    assert answer.status_code == 400 and answer.json()["code"] == 400
+    message = answer.json()["message"]
+    assert message.startswith("request refused: POST /api/user/login; Authorization: ; body: ")
+    assert '"password": "a\\"\\\\\\u00e9%"' in message and 'password=a"\\é%' in message
+    assert ts.post("/user/login", json={"role": "admin", "password": "admin"}, token=None).status_code == 200
+    set_faults(ts, [{"kind": "echo", "count": 1, "path": "/api/sdcard/download"}])
+    message = ts.get("/sdcard/download", params={"filename": "a b.ts", "token": "t+/%"}).json()["message"]
+    assert "GET /api/sdcard/download?filename=a+b.ts&token=t%2B%2F%25; Authorization: Bearer " in message
+
+
 def test_fault_latency_and_bad_rules(ts):
     """No document sentence: injected faults (README, Faults)."""
     set_faults(ts, [{"kind": "latency", "seconds": 0.2}])

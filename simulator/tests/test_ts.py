@@ -274,6 +274,15 @@ def test_password_change(ts):
     refused(ts.post("/user/password", {"role": "user"}), 400, "password: is required")
 
 
+def test_any_text_is_a_password(ts):
+    """ts-analyzer-api.md, Credentials: "`password` is a string": quotes, backslashes, ``%``,
+    non-ASCII and a lone surrogate (JSON's ``\\udcff``) log in once set."""
+    for password in ('q"\\%é中😀', "\udcff-x"):
+        assert ts.post("/user/password", {"role": "user", "password": password}).status_code == 200
+        assert Api(ts.device).login("user", password).status_code == 200
+        refused(Api(ts.device).login("user", password + "x"), 405)
+
+
 def test_factory_reset_restores_credentials_and_wipes_inputs(ts):
     """ts-analyzer-api.md, Authentication 8: "Factory reset returns the device to its
     static default address and default credentials"; System: `/system/factory_reset` "restore factory

@@ -49,3 +49,12 @@ class RecordingClient(offline.Recorder):
 def recording_client():
     """``recording_client(answers, device=..., role=...)`` makes a RecordingClient."""
     return RecordingClient
+
+
+@pytest.fixture(autouse=True)
+def secrets_of_this_test_only(monkeypatch):
+    """The process's secrets (_errors.SECRETS) start empty in every test: a password one test
+    gives a client is not masked in the next test's values."""
+    from ansible_collections.broadcast.monitoring.plugins.module_utils import _errors as errors
+
+    monkeypatch.setattr(errors, "SECRETS", errors.Secrets())

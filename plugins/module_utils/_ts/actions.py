@@ -19,6 +19,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._errors impor
     Conflict,
     DeviceError,
     InputError,
+    register_secret,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils._files import (
     destination,
@@ -145,6 +146,7 @@ def _download(client, params, check_mode, dest):
         return {"changed": True, "file": {"filename": filename, "dest": dest, "size": entry["size"]},
                 "msg": "would download %s (%d bytes) to %s" % (filename, entry["size"], dest)}
     once = dev.download_token(client.get(dev.SDCARD_DOWNLOAD_TOKEN))
+    register_secret(once)  # issued: masked in every output (a device may echo the query in an error)
     # one-time: a retry could only be refused, so the GET is not retried
     changed, info = download(client, dev.SDCARD_DOWNLOAD, dest, params=dev.download_query(filename, once),
                              idempotent=False)

@@ -334,7 +334,9 @@ class Device:
         role, password = body.get("role"), body.get("password")
         if role not in ("admin", "user") or not isinstance(password, str):
             raise ApiError(self.bad_credentials_status, "role must be admin or user and password a string")
-        if not secrets.compare_digest(self.state["passwords"][role], password):
+        # "`password` is a string" (ts-analyzer-api.md, Credentials): any text, non-ASCII too,
+        # which compare_digest takes as bytes only
+        if not secrets.compare_digest(_utf8(self.state["passwords"][role]), _utf8(password)):
             raise ApiError(self.bad_credentials_status, "Wrong credentials")
         token = self.new_token(role)
         self.state["tokens"][token] = role
@@ -410,6 +412,9 @@ class Device:
             self._record(request, "fault", status)
             message = "Device busy, retry later" if status == 503 else "Internal error"
             return _json({"code": status, "message": message}, status)
+        if hit.kind == "echo":
+            self._record(request, "fault", 400)
+            return _json({"code": 400, "message": await _echo(request)}, 400)
         if hit.kind == "drop_response":
             # The device acts; the answer is lost on the way back.
             try:
@@ -750,6 +755,27 @@ class Device:
 
 def _json(data, status=200):
     return web.json_response(data, status=status, dumps=json.dumps)
+
+
+def _utf8(text):
+    """``text`` as bytes, a lone surrogate (JSON's ``\\udcff``) included."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+async def _echo(request):
+    """The message of a firmware that repeats the request it refuses, as it received it: the
+    request line (the query percent-encoded), the Authorization header, the body as sent and
+    its fields decoded. Both documents leave the message of an error open ("Error body: JSON
+    object with code (integer) and message (string)"; "Other status codes and the mapping of
+    conditions to codes: not shown"): this is the variant that tests masking against."""
+    body = await request.text()
+    try:
+        fields = json.loads(body) if body else {}
+    except ValueError:
+        fields = {}
+    decoded = "; ".join("%s=%s" % item for item in fields.items()) if isinstance(fields, dict) else ""
+    return "request refused: %s %s; Authorization: %s; body: %s; fields: %s" % (
+        request.method, request.raw_path, request.headers.get("Authorization", ""), body, decoded)
 
 
 def _drop(request):

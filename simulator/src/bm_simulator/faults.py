@@ -7,6 +7,7 @@ A rule is a dict::
     {"kind": "error", "rate": 0.2}                      # 500 for 20 % of requests (seeded)
     {"kind": "drop", "count": 1, "method": "POST"}      # close the connection before acting
     {"kind": "drop_response", "count": 1, "path": "/api/inputs"}  # act, then close
+    {"kind": "echo", "count": 1, "path": "/api/user/login"}  # 400 repeating the request
     {"kind": "latency", "seconds": 0.2}                 # answer every request 0.2 s later
     {"kind": "reboot_gap", "seconds": 5}                # reboots take 5 s (not scaled)
     {"kind": "never_return"}                            # the next reboot never ends
@@ -20,7 +21,7 @@ import fnmatch
 import random
 import time
 
-REQUEST_KINDS = ("unavailable", "error", "drop", "drop_response")
+REQUEST_KINDS = ("unavailable", "error", "drop", "drop_response", "echo")
 SETTING_KINDS = ("latency", "reboot_gap", "never_return")
 KEYS = ("kind", "count", "seconds", "rate", "method", "path")
 

@@ -259,8 +259,6 @@ class DevicePoller:
         self.client = CONNECTION.client_from_params(params, self.device)
         self.alert_records = alert_records
         self.alert_page = alert_page
-        for key in SECRET_KEYS:
-            ERRORS.register_secret(params.get(key))
         self.state = None  # the last poll that reached the device: {uptime, items, alerts, at}
         self.reachable = None  # unknown before the first poll
         self.failure = None
@@ -311,7 +309,7 @@ class DevicePoller:
             events = [] if self.stopped else self._failed(self._poll_error(err))
         finally:
             self.client.session.close()  # between polls a device holds no connection
-        return [self.masked(event) for event in events]
+        return [ERRORS.masked(event) for event in events]  # every secret given or issued (the client registers them)
 
     def abort(self, reason):
         """End the poll in progress now (from another thread): its request fails at once, and
@@ -364,7 +362,7 @@ class DevicePoller:
             self.failure = err.describe()
             events.append(self.event("poll_failed", CRITICAL, detail={"error": err.describe(), "error_kind": err.kind}))
         # said once, like the event; the same failure again only at debug level
-        LOGGER.log(logging.WARNING if events else logging.DEBUG, "%s: %s", self.name, self.masked(err.describe()))
+        LOGGER.log(logging.WARNING if events else logging.DEBUG, "%s: %s", self.name, ERRORS.masked(err.describe()))
         return events
 
     # Events -----------------------------------------------------------------------------
@@ -429,14 +427,6 @@ class DevicePoller:
                 detail, raised=sorted(set(new["alarms"]) - set(old["alarms"])),
                 cleared=sorted(set(old["alarms"]) - set(new["alarms"])))))
         return events
-
-    # No secret in any event or log --------------------------------------------------------
-    def masked(self, value):
-        """``value`` (an event, a log text) through the collection's one masking function: the
-        password and token given, and the session token the device issued, are registered
-        with it (the token before anything of the poll that got it is shown)."""
-        ERRORS.register_secret(self.client._token)  # pylint: disable=protected-access
-        return ERRORS.masked(value)
 
 
 def restarted(before, now):

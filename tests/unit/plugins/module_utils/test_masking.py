@@ -49,7 +49,8 @@ around = st.text(alphabet=st.one_of(st.characters(), st.sampled_from(HOSTILE)), 
 
 @contextlib.contextmanager
 def fresh_secrets():
-    """A process registry of its own for one example: secrets of one do not mask the next."""
+    """A process registry of its own for one example: secrets of one do not mask the next
+    (conftest gives each test one; hypothesis runs many examples in one test)."""
     saved = errors.SECRETS
     errors.SECRETS = errors.Secrets()
     try:
