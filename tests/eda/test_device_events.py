@@ -390,8 +390,8 @@ class HostileDevice:
 
 @pytest.fixture
 def hostile():
-    devices = {behaviour: HostileDevice(behaviour) for behaviour in ("mixed_ids", "busy", "slow", "echo_token",
-                                                                      "echo_password")}
+    behaviours = ("mixed_ids", "busy", "slow", "echo_token", "echo_password")
+    devices = {behaviour: HostileDevice(behaviour) for behaviour in behaviours}
     yield devices
     for device in devices.values():
         device.close()
