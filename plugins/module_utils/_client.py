@@ -91,8 +91,7 @@ class Client(Shorthands):
         self._clock = clock
         self.session = transport.Session(verify=(ca_path or True) if validate_certs else False,
                                          max_answer=max_answer)
-        # the waits between retries: cut short by session.abort() (time.sleep would not be)
-        self._sleep = sleep or (lambda seconds: self.session.pause(seconds))
+        self._sleep = sleep or self._pause
         self.session.headers["Accept"] = "application/json"
         self.counts = {"login": 0, "read": 0, "write": 0}
         #: the processes up to the controller as they were at start (checked before each write)
@@ -111,6 +110,10 @@ class Client(Shorthands):
         other.role, other._password, other._token = role, password, None
         register_secret(password)
         return other
+
+    def _pause(self, seconds):
+        """The wait between two tries: cut short by session.abort() (time.sleep would not be)."""
+        self.session.pause(seconds)
 
     # -- authentication ---------------------------------------------------------------------
     def token(self):

@@ -109,7 +109,7 @@ def run(devices, interval, seconds, threads):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.eda_source", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.eda_source", description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--devices", type=int, default=500, help="simulated devices, half of each type (default 500)")
     parser.add_argument("--interval", type=int, default=10, help="the source's interval (default 10)")
     parser.add_argument("--seconds", type=int, default=60, help="how long the source runs (default 60)")
