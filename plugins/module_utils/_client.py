@@ -76,7 +76,7 @@ class Client(Shorthands):
     max_backoff = 4.0
 
     def __init__(self, host, login, port=None, protocol="http", validate_certs=True, ca_path=None,
-                 timeout=10, role="admin", password=None, token=None, sleep=time.sleep, clock=time.monotonic,
+                 timeout=10, role="admin", password=None, token=None, sleep=None, clock=time.monotonic,
                  max_answer=transport.MAX_ANSWER):
         self.protocol = protocol
         self.port = port
@@ -88,10 +88,10 @@ class Client(Shorthands):
         self._token = token
         register_secret(password)  # masked in every output of this process from now on (_errors.masked)
         register_secret(token)
-        self._sleep = sleep
         self._clock = clock
         self.session = transport.Session(verify=(ca_path or True) if validate_certs else False,
                                          max_answer=max_answer)
+        self._sleep = sleep or self._pause
         self.session.headers["Accept"] = "application/json"
         self.counts = {"login": 0, "read": 0, "write": 0}
         #: the processes up to the controller as they were at start (checked before each write)
@@ -110,6 +110,10 @@ class Client(Shorthands):
         other.role, other._password, other._token = role, password, None
         register_secret(password)
         return other
+
+    def _pause(self, seconds):
+        """The wait between two tries: cut short by session.abort() (time.sleep would not be)."""
+        self.session.pause(seconds)
 
     # -- authentication ---------------------------------------------------------------------
     def token(self):

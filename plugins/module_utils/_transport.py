@@ -32,6 +32,7 @@ import os
 import select
 import socket
 import sys
+import threading
 import time
 from urllib.parse import urlencode, urlsplit
 
@@ -225,6 +226,41 @@ class Session:
         self.headers = {"User-Agent": USER_AGENT}
         self._connections = {}
         self._tls_context = None
+        self._stopped = threading.Event()
+
+    # -- ending a request from another thread (the EDA source's deadlines and its cancellation) --
+    def abort(self):
+        """End the request in progress now, from any thread: its socket is shut down, so a
+        read or send waiting on it returns at once; every later request and every ``pause``
+        end at once too (TransportError), until ``resume``. A connection still being opened
+        has no socket yet: it ends at its own timeout, then fails the same way."""
+        self._stopped.set()
+        for connection in list(self._connections.values()):
+            sock = connection.sock
+            if sock is not None:
+                try:
+                    socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the bare socket's, TLS or not
+                except (OSError, ValueError):  # closed meanwhile
+                    pass
+
+    def resume(self):
+        """Accept requests again after ``abort``, on new connections."""
+        self.close()
+        self._stopped.clear()
+
+    def pause(self, seconds):
+        """Wait ``seconds`` (between retries), or less when ``abort`` comes."""
+        self._stopped.wait(seconds)
+
+    def close(self):
+        """Close every kept connection (the next request opens a new one)."""
+        for connection in list(self._connections.values()):
+            connection.close()
+        self._connections.clear()
+
+    def _check_stopped(self):
+        if self._stopped.is_set():
+            raise TransportError(CONNECTION, "the request was abandoned")
 
     def get(self, url, timeout):
         return self.request("GET", url, timeout=timeout)
@@ -247,6 +283,7 @@ class Session:
             sent_headers["Content-Type"] = "application/json"
         elif hasattr(data, "len"):
             sent_headers["Content-Length"] = str(data.len)
+        self._check_stopped()
         connection = self._connection(parts, timeout)
         if hasattr(body, "read"):
             body = _TimedBody(body, connection, connection.deadline)
@@ -290,6 +327,9 @@ class Session:
                 if failure.kind == READ_TIMEOUT:
                     failure.kind = CONNECT_TIMEOUT
                 raise failure from None
+        if self._stopped.is_set():  # aborted while the connection was being opened
+            connection.close()
+            self._check_stopped()
         return connection
 
     def _tls(self):

@@ -298,3 +298,196 @@ def test_the_documentation_lists_every_argument(source):
         if name in options:
             assert "BROADCAST_MONITORING_%s" % name.upper() in str(options[name].get("env")), name
     assert yaml.safe_load(doc["EXAMPLES"])
+
+
+# -- one device never holds back another -------------------------------------------------------
+#: the password of the hostile device that echoes it: quote, backslash, % and non-ASCII
+ODD_PASSWORD = 'pä"ss\\wörd%s-€'
+
+
+class HostileDevice:
+    """A fake analyzer on loopback (http.server in a thread) that answers the source's poll
+    as ``behaviour`` says: ``mixed_ids`` (/api/inputs with ids 1 and "x"), ``busy`` (503 to
+    every request after the login), ``slow`` (its alive check answers after a minute),
+    ``echo_token`` (a 400 that repeats the request's Authorization header),
+    ``echo_password`` (a login refused with a message that repeats the password)."""
+
+    def __init__(self, behaviour):
+        import http.server
+        import threading
+        import uuid
+
+        device = self
+        self.behaviour = behaviour
+        self.issued = []  # the session tokens it gave out
+        self.requests = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):  # quiet
+                pass
+
+            def answer(self, status, body):
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):
+                self.route()
+
+            def do_POST(self):
+                self.route()
+
+            def route(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                body = json.loads(raw or b"null")
+                device.requests.append((self.command, self.path))
+                if self.path == "/api/system/alive":
+                    if device.behaviour == "slow":
+                        time.sleep(60)
+                    return self.answer(200, {"system_uptime": 1000})
+                if self.path == "/api/user/login":
+                    if device.behaviour == "echo_password":
+                        return self.answer(400, {"code": 400, "message": "no such password: %s (in %s)" % (
+                            body["password"], raw.decode())})  # as given, and as sent (JSON-escaped)
+                    token = "tok-%s" % uuid.uuid4()
+                    device.issued.append(token)
+                    return self.answer(200, {"role": "admin", "token": token})
+                if device.behaviour == "busy":
+                    return self.answer(503, {"code": 503, "message": "busy"})
+                if device.behaviour == "echo_token":
+                    return self.answer(400, {"code": 400, "message": "bad request: %s %s Authorization: %s" % (
+                        self.command, self.path, self.headers.get("Authorization"))})
+                if self.path == "/api/statistics/current":
+                    return self.answer(200, {"transport_streams": []})
+                if self.path == "/api/inputs":
+                    return self.answer(200, [{"id": 1, "name": "A", "state": "ok"}, {"id": "x", "name": "B", "state": "ok"}])
+                return self.answer(404, {"code": 404, "message": "not found"})
+
+        class Server(http.server.ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request, client_address):  # a client that left: the point of "slow"
+                pass
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def entry(self):
+        entry = {"name": "hostile-" + self.behaviour, "host": "127.0.0.1", "port": self.port, "device_type": "ts_analyzer"}
+        if self.behaviour == "echo_password":
+            entry["password"] = ODD_PASSWORD
+        return entry
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def hostile():
+    behaviours = ("mixed_ids", "busy", "slow", "echo_token", "echo_password")
+    devices = {behaviour: HostileDevice(behaviour) for behaviour in behaviours}
+    yield devices
+    for device in devices.values():
+        device.close()
+
+
+def strings(value):
+    """Every string in ``value`` (keys too), however nested."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for key, item in value.items() for text in strings(key) + strings(item)]
+    if isinstance(value, (list, tuple)):
+        return [text for item in value for text in strings(item)]
+    return []
+
+
+def test_one_device_never_holds_back_another_and_stopping_ends_the_source_at_once(source, ts, sim, hostile, caplog):
+    """main() as ansible-rulebook runs it (a task, cancelled to stop) beside hostile devices:
+    the healthy analyzer's signal loss comes within its own interval, each hostile device gets
+    its own events, no secret is in any event or log record, and cancelling ends the source
+    (and its threads) within 2 s while requests are in flight."""
+    import logging
+    import threading
+
+    caplog.set_level(logging.DEBUG)
+    interval, poll_timeout, threads = 1, 3, 4
+    args = device_args(ts, poll_timeout=poll_timeout, interval=interval, threads=threads)
+    args["devices"] += [device.entry() for device in hostile.values()]
+    sim.call(ts.requests.clear)
+
+    async def scenario():
+        queue = asyncio.Queue()
+        task = asyncio.create_task(source.main(queue, args))
+        events, lost_at, stopped_after = [], None, None
+        most_threads = 0
+        try:
+            deadline = time.monotonic() + WAIT
+            while time.monotonic() < deadline:
+                try:
+                    event = await asyncio.wait_for(queue.get(), 0.05)
+                    events.append((time.monotonic(), event))
+                except asyncio.TimeoutError:
+                    pass
+                most_threads = max(most_threads, sum(t.name.startswith("device_events") for t in threading.enumerate()))
+                # the healthy device's baseline is done (its last request is the alert query)
+                if lost_at is None and sim.call(lambda: any(
+                        r["path"] == "/api/inputs/1/alerts" and r["status"] == 200 for r in ts.requests)):
+                    sim.call(ts.lose_signal, 1)
+                    lost_at = time.monotonic()
+                kinds = {(e["device"], e["kind"]) for _at, e in events}
+                if {("ts-001", "receiving_stopped"), ("hostile-busy", "unreachable"),
+                        ("hostile-slow", "unreachable")} <= kinds:
+                    break
+            # now the slow device's alive check and the busy device's retries are in flight
+            assert hostile["slow"].requests[-1] == ("GET", "/api/system/alive")
+            started = time.monotonic()
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            stopped_after = time.monotonic() - started
+        finally:
+            task.cancel()
+        return lost_at, events, stopped_after, most_threads
+
+    lost_at, timed_events, stopped_after, most_threads = asyncio.run(scenario())
+    assert 1 <= most_threads <= threads  # six devices, at most `threads` polls at once
+    events = [event for _at, event in timed_events]
+    by_device = {}
+    for event in events:
+        by_device.setdefault(event["device"], []).append(event)
+    # the healthy device: its signal loss within its own interval (and a poll) of the change
+    assert lost_at is not None, "the healthy device's baseline poll never ended"
+    stopped = [at for at, e in timed_events if e["device"] == "ts-001" and e["kind"] == "receiving_stopped"]
+    assert stopped, [e["kind"] for e in by_device.get("ts-001", [])]
+    assert stopped[0] - lost_at < interval + 2, "signal loss seen %.1f s after it happened" % (stopped[0] - lost_at)
+    # each hostile device: an event of its own, once
+    failed = {name: [e for e in found if e["kind"] == "poll_failed"] for name, found in by_device.items()}
+    assert failed["hostile-mixed_ids"][0]["detail"]["error_kind"] == "unexpected"
+    assert "TypeError" in failed["hostile-mixed_ids"][0]["detail"]["error"]
+    assert failed["hostile-echo_token"][0]["detail"]["error_kind"] == "refused"
+    assert "Authorization: Bearer ********" in failed["hostile-echo_token"][0]["detail"]["error"]
+    assert "no such password: ******** (in " in failed["hostile-echo_password"][0]["detail"]["error"]
+    for name in ("hostile-busy", "hostile-slow"):
+        unreachable = [e for e in by_device[name] if e["kind"] == "unreachable"]
+        assert len(unreachable) == 1 and "poll_timeout" in unreachable[0]["detail"]["error"], by_device[name]
+    for name in ("hostile-mixed_ids", "hostile-echo_token", "hostile-echo_password"):
+        assert len(failed[name]) == 1, by_device[name]  # said once per distinct error
+    # cancelled with requests in flight: the source ended at once, its threads right after
+    assert stopped_after < 2, "the source took %.1f s to stop" % stopped_after
+    deadline = time.monotonic() + 2
+    while any(thread.name.startswith("device_events") for thread in threading.enumerate()):
+        assert time.monotonic() < deadline, "threads of the source still running 2 s after it stopped"
+        time.sleep(0.05)
+    # no secret in any event or log record, in any encoding of it
+    secrets = {PASSWORD, ODD_PASSWORD, json.dumps(ODD_PASSWORD)[1:-1]} | {token for device in hostile.values() for token in device.issued}
+    secrets.update(s for s in sim.call(ts.issued_secrets) if s and s not in ("admin", "user"))
+    assert hostile["echo_token"].issued, "the echoing device issued no token"
+    texts = strings(events) + [record.getMessage() for record in caplog.records]
+    leaked = sorted({secret[:5] + "..." for secret in secrets for text in texts if secret in text})
+    assert not leaked, "secrets in events or logs: %s" % leaked

@@ -563,10 +563,7 @@ MASKING_FOLDERS = ("plugins", "extensions", os.path.join("simulator", "src"))
 MASKING_HOME = os.path.join("plugins", "module_utils", "_errors.py")
 #: files that still mask by themselves, each with what removes it (the test below fails once
 #: a file no longer does: then its entry goes)
-MASKING_PENDING = {
-    os.path.join("extensions", "eda", "plugins", "event_source", "device_events.py"):
-        "issue 42 part 3 moves the event source onto _errors.masked",
-}
+MASKING_PENDING = {}
 #: words of a function name that say it masks (split at "_": a netmask is not one)
 MASKING_WORDS = {"mask", "masked", "masking", "unmasked", "redact", "redacted", "scrub", "scrubbed", "sanitize",
                  "sanitized", "censor", "censored", "hide", "hidden", "shown"}

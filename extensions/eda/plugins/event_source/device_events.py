@@ -9,6 +9,8 @@ Arguments (device_events.yml next to this file documents each one):
   - interval: seconds between polls (1-3600, default 10)
   - initial_state: emit what is already wrong at the first poll (default false)
   - alert_records: emit new alert-log records (default true); alert_page: records read per poll
+  - poll_timeout: seconds one poll of a device may take as a whole (default 30)
+  - threads: devices polled at once, at most (default 32)
   - port, protocol, validate_certs, ca_path, timeout, busy_timeout, max_answer_mb, role,
     password, token: the modules' connection options, with the same BROADCAST_MONITORING_*
     environment fallbacks
@@ -25,6 +27,7 @@ Examples:
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import datetime
 import json
 import logging
@@ -88,14 +91,26 @@ DEFAULT_INTERVAL = 10
 #: alert records read per object and poll: a busier log between two polls shows its newest ones
 ALERT_PAGE_RANGE = (1, 1000)
 DEFAULT_ALERT_PAGE = 50
+#: seconds one poll of a device may take as a whole: every request of it, the login and the
+#: waits between retries (a request alone is bounded by timeout)
+POLL_TIMEOUT_RANGE = (1, 3600)
+DEFAULT_POLL_TIMEOUT = 30
+#: polls that run at once, each in a thread of the source's own pool (and with at most one
+#: open connection): the bound of the source's threads and connections, whatever the fleet
+THREADS_RANGE = (1, 512)
+DEFAULT_THREADS = 32
 #: per device: every connection option but host (the same names, defaults and environment
 #: variables as the modules)
 DEVICE_KEYS = ("name", "host", "device_type", "port")
-SOURCE_KEYS = ("devices", "interval", "initial_state", "alert_records", "alert_page")
+SOURCE_KEYS = ("devices", "interval", "initial_state", "alert_records", "alert_page", "poll_timeout", "threads")
+#: what ansible-rulebook itself adds to the arguments (when a rule gives feedback to the source)
+RULEBOOK_KEYS = ("eda_feedback_queue",)
 SECRET_KEYS = ("password", "token")
-MASK = "********"
 
 INFO, WARNING, CRITICAL = "info", "warning", "critical"
+#: error_kind of a poll_failed event for a failure that is not a DeviceError: an answer the
+#: device code could not handle (ids of mixed types...) or a fault of the collection
+UNEXPECTED = "unexpected"
 #: seconds an uptime may lag behind the controller's clock (whole seconds, request times)
 UPTIME_SLACK = 5
 
@@ -135,7 +150,7 @@ def _typed(name, spec, value, problems):
                 value = os.path.expanduser(value)
     except (TypeError, ValueError):
         problems.append("%s: must be %s, got %r" % (name, {"int": "an integer", "bool": "a boolean"}.get(kind, "a string"),
-                                                    value if name not in SECRET_KEYS else MASK))
+                                                    value if name.rsplit(".", 1)[-1] not in SECRET_KEYS else ERRORS.SECRET_SHOWN))
         return None
     if spec.get("choices") and value not in spec["choices"]:
         problems.append("%s: must be one of %s, got %r" % (name, ", ".join(spec["choices"]), value))
@@ -178,7 +193,7 @@ def parse_args(args):
     args = dict(args or {})
     problems = []
     known = set(SOURCE_KEYS) | set(CONNECTION.CONNECTION_SPEC)
-    unknown = sorted(set(args) - known - {"host"})
+    unknown = sorted(set(args) - known - {"host"} - set(RULEBOOK_KEYS))
     if unknown:
         problems.append("unknown argument(s): %s (known: %s)" % (", ".join(unknown), ", ".join(sorted(known))))
     if "host" in args:
@@ -192,6 +207,8 @@ def parse_args(args):
         "alert_page": int(_bounded(args, "alert_page", DEFAULT_ALERT_PAGE, ALERT_PAGE_RANGE, problems)),
         "initial_state": _typed("initial_state", {"type": "bool"}, args.get("initial_state", False), problems),
         "alert_records": _typed("alert_records", {"type": "bool"}, args.get("alert_records", True), problems),
+        "poll_timeout": _bounded(args, "poll_timeout", DEFAULT_POLL_TIMEOUT, POLL_TIMEOUT_RANGE, problems),
+        "threads": int(_bounded(args, "threads", DEFAULT_THREADS, THREADS_RANGE, problems)),
         "devices": [],
     }
     names = set()
@@ -231,7 +248,8 @@ def _plain(value):
 
 class DevicePoller:
     """The state of one device between polls, and the events its changes make. ``poll`` does
-    blocking HTTP through the collection's client: the source runs it in a thread."""
+    blocking HTTP through the collection's client: the source runs it in a thread of its pool,
+    and ``abort`` (from the event loop) ends a poll that outlived its deadline."""
 
     def __init__(self, name, device_type, params, alert_records=True, alert_page=DEFAULT_ALERT_PAGE):
         self.name = name
@@ -241,10 +259,11 @@ class DevicePoller:
         self.client = CONNECTION.client_from_params(params, self.device)
         self.alert_records = alert_records
         self.alert_page = alert_page
-        self.secrets = [params[key] for key in SECRET_KEYS if params.get(key)]
         self.state = None  # the last poll that reached the device: {uptime, items, alerts, at}
         self.reachable = None  # unknown before the first poll
         self.failure = None
+        self.abandoned = None  # why the poll in progress was aborted (abort), or None
+        self.stopped = False  # the source ended: no poll any more (stop)
 
     # What the device is doing now -------------------------------------------------------
     def read(self):
@@ -278,17 +297,37 @@ class DevicePoller:
 
     def poll(self, initial_state=False):
         """Read the device and return the events since the previous poll (none at the first,
-        unless ``initial_state``: then what is already wrong)."""
+        unless ``initial_state``: then what is already wrong). Never raises: whatever fails
+        is an event of this device (unreachable or poll_failed), never the end of the source."""
+        if self.stopped:
+            return []
+        self.abandoned = None
+        self.client.session.resume()
         try:
-            now = self.read()
-        except ERRORS.DeviceError as err:
-            return self._failed(err)
+            events = self._poll(initial_state)
+        except Exception as err:  # pylint: disable=broad-exception-caught  # any of them: one device's failure
+            events = [] if self.stopped else self._failed(self._poll_error(err))
+        finally:
+            self.client.session.close()  # between polls a device holds no connection
+        return [ERRORS.masked(event) for event in events]  # every secret given or issued (the client registers them)
+
+    def abort(self, reason):
+        """End the poll in progress now (from another thread): its request fails at once, and
+        the poll is an ``unreachable`` event saying ``reason``."""
+        self.abandoned = reason
+        self.client.session.abort()
+
+    def stop(self):
+        """The source ended: abort the poll in progress, and start none any more."""
+        self.stopped = True
+        self.abort("the event source was stopped")
+
+    def _poll(self, initial_state):
+        now = self.read()
         events = []
-        first = self.state is None
         if self.reachable is False:
             events.append(self.event("reachable", INFO, detail={"uptime": now["uptime"]}))
-        self.reachable, self.failure = True, None
-        if first:
+        if self.state is None:
             if initial_state:
                 events.extend(self.changes({"items": {}, "alerts": None}, now))
         else:
@@ -297,8 +336,20 @@ class DevicePoller:
                 events.append(self.event("restarted", WARNING,
                                          detail={"uptime": now["uptime"], "uptime_before": before["uptime"]}))
             events.extend(self.changes(before, now))
-        self.state = now
-        return [self.masked(event) for event in events]
+        # the state moves on only once every event of the change was made
+        self.state, self.reachable, self.failure = now, True, None
+        return events
+
+    def _poll_error(self, err):
+        """The DeviceError a poll that raised ``err`` is reported as."""
+        if self.abandoned:
+            return ERRORS.DeviceError(ERRORS.UNREACHABLE, self.abandoned)
+        if isinstance(err, ERRORS.DeviceError):
+            return err
+        return ERRORS.DeviceError(UNEXPECTED, "the poll failed: %s: %s" % (type(err).__name__, err), hint=(
+            "an answer the collection cannot handle, or a fault of the collection; run broadcast.monitoring."
+            "%s on the device and report the error with its model and firmware version" % (
+                "ts_info" if self.device_type == "ts_analyzer" else "fm_info")))
 
     def _failed(self, err):
         unreachable = err.kind in (ERRORS.UNREACHABLE, ERRORS.BUSY)
@@ -310,8 +361,9 @@ class DevicePoller:
             # credentials, a refused request or an answer the collection cannot read: said once
             self.failure = err.describe()
             events.append(self.event("poll_failed", CRITICAL, detail={"error": err.describe(), "error_kind": err.kind}))
-        LOGGER.warning("%s: %s", self.name, self.masked_text(err.describe()))
-        return [self.masked(event) for event in events]
+        # said once, like the event; the same failure again only at debug level
+        LOGGER.log(logging.WARNING if events else logging.DEBUG, "%s: %s", self.name, ERRORS.masked(err.describe()))
+        return events
 
     # Events -----------------------------------------------------------------------------
     def event(self, kind, severity, item=None, detail=None):
@@ -376,19 +428,6 @@ class DevicePoller:
                 cleared=sorted(set(old["alarms"]) - set(new["alarms"])))))
         return events
 
-    # No secret in any event or log --------------------------------------------------------
-    def masked_text(self, text):
-        for secret in self.secrets:
-            text = text.replace(secret, MASK)
-        return text
-
-    def masked(self, event):
-        """The event with every password and token given masked, wherever a device or an
-        error may have put one."""
-        text = json.dumps(event)
-        masked = self.masked_text(text)
-        return event if masked == text else json.loads(masked)
-
 
 def restarted(before, now):
     """Whether the device booted between two polls: its uptime went back, or grew by clearly less
@@ -409,28 +448,56 @@ def _severity(record):
 
 
 # -- the source -----------------------------------------------------------------------------
-async def poll_once(pollers, queue, initial_state=False):
-    """One poll of every device, side by side in threads (the HTTP is blocking); their events
-    go on the queue in device order."""
+async def poll_within(poller, executor, initial_state, poll_timeout):
+    """One poll of one device in a thread of ``executor``; past ``poll_timeout`` seconds it
+    is aborted, and is an ``unreachable`` event."""
+    running = asyncio.get_running_loop().run_in_executor(executor, poller.poll, initial_state)
+    try:
+        return await asyncio.wait_for(asyncio.shield(running), poll_timeout)
+    except asyncio.TimeoutError:
+        poller.abort("no complete poll within %s s (poll_timeout bounds every request of a poll, retries"
+                     " included)" % poll_timeout)
+        return await running  # at once: its connection is shut (a connection being opened: its timeout)
+
+
+async def watch(poller, queue, settings, executor, slots):
+    """Poll one device every ``interval`` seconds, on its own schedule, and put its events
+    on the queue: a device that is slow or away delays only its own events."""
     loop = asyncio.get_running_loop()
-    results = await asyncio.gather(*(loop.run_in_executor(None, poller.poll, initial_state) for poller in pollers))
-    for events in results:
+    initial_state = settings["initial_state"]
+    while True:
+        started = loop.time()
+        async with slots:  # a free thread of the pool: the deadline counts the poll alone
+            events = await poll_within(poller, executor, initial_state, settings["poll_timeout"])
+        initial_state = False
         for event in events:
             await queue.put(event)
+        await asyncio.sleep(max(0.0, started + settings["interval"] - loop.time()))
 
 
 async def main(queue, args):
-    """ansible-rulebook's entry point: poll every ``interval`` seconds until cancelled."""
+    """ansible-rulebook's entry point: poll every device until cancelled.
+
+    Each device is a task of its own; its HTTP is blocking and runs in a thread of a pool of
+    ``threads``. Cancelled (ansible-rulebook stopping), the source returns at once: it waits
+    for no thread, and aborts every poll in progress (their sockets are shut, so the threads
+    end within milliseconds; one still opening a connection, at that request's timeout)."""
     settings = parse_args(args)
     pollers = [DevicePoller(d["name"], d["device_type"], d["params"], settings["alert_records"], settings["alert_page"])
                for d in settings["devices"]]
-    loop = asyncio.get_running_loop()
-    first = True
-    while True:
-        started = loop.time()
-        await poll_once(pollers, queue, settings["initial_state"] if first else False)
-        first = False
-        await asyncio.sleep(max(0.0, settings["interval"] - (loop.time() - started)))
+    size = min(settings["threads"], len(pollers))
+    executor = concurrent.futures.ThreadPoolExecutor(max_workers=size, thread_name_prefix="device_events")
+    slots = asyncio.Semaphore(size)
+    tasks = [asyncio.create_task(watch(poller, queue, settings, executor, slots), name="device_events " + poller.name)
+             for poller in pollers]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        for poller in pollers:
+            poller.stop()
+        executor.shutdown(wait=False, cancel_futures=True)
 
 
 if __name__ == "__main__":

@@ -175,3 +175,37 @@ def test_untrusted_certificate_says_how_to_fix_it():
     text = caught.value.describe()
     assert "the certificate of https://192.0.2.10 was refused: it is not signed by a CA" in text
     assert text.index("ca_path") < text.index("validate_certs=false")
+
+
+def test_abort_ends_a_request_in_progress_from_another_thread_and_every_wait_until_resumed():
+    """Session.abort (the EDA source's deadline and cancellation): a request waiting for an
+    answer that never comes fails at once, so do the waits between retries, until resume."""
+    import socket
+    import threading
+    import time
+
+    with socket.socket() as listener:  # accepts (the kernel does) and never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        url = "http://127.0.0.1:%d/api/inputs" % listener.getsockname()[1]
+        session = transport.Session()
+        timer = threading.Timer(0.3, session.abort)
+        timer.start()
+        started = time.monotonic()
+        with pytest.raises(errors.TransportError):
+            session.request("GET", url, timeout=30)
+        assert time.monotonic() - started < 5  # not the 30 s of its timeout
+        started = time.monotonic()
+        session.pause(30)
+        with pytest.raises(errors.TransportError, match="abandoned"):
+            session.request("GET", url, timeout=30)
+        assert time.monotonic() - started < 1
+        session.resume()
+        with pytest.raises(errors.TransportError) as err:
+            session.request("GET", url, timeout=0.2)
+        assert err.value.kind == transport.READ_TIMEOUT  # sent again, and waited for its answer
+        client = Client("127.0.0.1", ("/api/user/login", {}), password=PASSWORD)
+        client.session.abort()
+        started = time.monotonic()
+        client._sleep(30)  # the client's waits between retries are the session's
+        assert time.monotonic() - started < 1
