@@ -41,7 +41,11 @@ from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
-from ansible.vars.clean import remove_internal_keys
+
+try:  # ansible-core 2.16 to 2.20: the module result is a dict, cleaned by this function
+    from ansible.vars.clean import remove_internal_keys
+except ImportError:  # ansible-core 2.21: the result object cleans itself (UnifiedTaskResult)
+    remove_internal_keys = None
 
 try:  # ansible-core 2.19: serialization profiles, and module_utils that know which side they run on
     from ansible.module_utils import _internal as module_runtime
@@ -230,6 +234,9 @@ class DirectExecutionAction(ActionBase):
         directory = to_bytes(self._loader.get_basedir(), errors="surrogate_or_strict")
         stdout, stderr, code = run_in_process(name, module_args, environment, directory)
         data = self._parse_returned_data({"stdout": stdout, "stderr": stderr, "rc": code}, PROFILE)
+        if hasattr(data, "as_result_dict"):  # 2.21: a task result object, as ActionBase._execute_module handles it
+            data.remove_internal_keys()
+            return data.as_result_dict(for_round_trip=True)
         data.pop("_ansible_suppress_tmpdir_delete", None)
         remove_internal_keys(data)
         return data
