@@ -269,11 +269,19 @@ def playbooks(version, mode, strict):
                 raise StepFailed("the backup after restore.yml differs from the one restored")
         cells["restore.yml"] = "passed"
 
-        playbook("playbooks/validate.yml", "-e", "validate_confirm_delay=1", "-e", "validate_report_dir=reports")
+        # The simulated streams raise random TR 101 290 priority-1 errors, which the example profile
+        # makes critical: that check is waived (it still runs, and is reported as waived when it fails).
+        playbook("playbooks/validate.yml", "-e", "validate_confirm_delay=1", "-e", "validate_report_dir=reports",
+                 "-e", '{"validate_waive": ["input_priority1"]}')
         with open(os.path.join(work, "reports", "validate.json"), encoding="utf-8") as handle:
-            statuses = {host: result.get("status") for host, result in json.load(handle).items()}
-        if statuses != {"fm-001": "passed", "ts-001": "passed"}:
-            raise StepFailed("validate.yml: %s" % statuses)
+            results = json.load(handle)
+        statuses = {host: result.get("status") for host, result in results.items()}
+        checks = [check for result in results.values() for check in result.get("checks", [])]
+        unexpected = [check for check in checks if check.get("status") == "failed"
+                      or (check.get("status") == "waived" and check.get("check") != "input_priority1")]
+        if statuses != {"fm-001": "passed", "ts-001": "passed"} or unexpected or not any(
+                check.get("status") == "passed" for check in checks):
+            raise StepFailed("validate.yml: %s %s" % (statuses, unexpected))
         cells["validate.yml"] = "passed"
 
         before = writes(fleet)
