@@ -427,13 +427,15 @@ def run(versions, args):
         except (StepFailed, subprocess.SubprocessError, OSError) as error:
             failures.append("%s: installing: %s" % (version.line, error))
             continue
-        # the longest first, so that the pool ends together
         if version.line in args.sanity or (args.latest and args.sanity):
             steps.append((version, "sanity", None))
         if version.line in args.units or (args.latest and args.units):
             steps.append((version, "units", None))
         steps += [(version, "playbooks", mode) for mode in version.modes()]
         steps.append((version, "doc", None))
+
+    # the longest first (ansible-test, then the playbooks), so that the workers end together
+    steps.sort(key=lambda s: ("sanity", "units", "playbooks", "doc").index(s[1]))
 
     def step(version, what, mode):
         started = time.monotonic()
