@@ -32,7 +32,12 @@ options:
     description:
       - The readings of the device, first to last (one or two). A reading is C(snapshot) (the RV(broadcast.monitoring.device_snapshot#module:snapshot)
         of the device) and, on an analyzer, C(snmp) (the C(snmp) of M(broadcast.monitoring.ts_info)); or C(error),
-        the message of a reading that failed (the device did not answer), which fails the check V(device_answers).
+        the message of a reading that failed, which fails the check V(device_answers) (the device did not answer).
+      - With C(error), C(task) names the task that failed and C(error_details) is the C(error) of its result (the
+        modules of this collection give one, with its C(kind), when the device did not answer or answered an error).
+        When C(task) is given and C(error_details) is not such a device error, the failure is Ansible's or the
+        collection's, not the device's, and it fails the result as V(task_error), which names the task and cannot be
+        waived or skipped.
     type: list
     elements: dict
     required: true
@@ -91,6 +96,8 @@ from ansible.errors import AnsibleFilterError
 KINDS = ("device_answers", "input_receiving", "input_priority1", "tuner_signal", "tuner_streaming", "snmp_traps",
          "firmware")
 STATUSES = ("passed", "failed", "waived", "skipped")
+#: a reading that failed with an error not of the device: no check kind, so neither skipped nor waived
+TASK_ERROR = "task_error"
 
 
 def _check(kind, key, obj, ok, message, skipped=None):
@@ -197,8 +204,19 @@ def _tuner_checks(declared, reading):
     return out
 
 
+def _device_failed(reading):
+    """Whether the failed reading failed for the device (no answer, or an error answer): a
+    module of this collection says so with ``error.kind``; without a task named, as before."""
+    details = reading.get("error_details")
+    return reading.get("task") is None or (isinstance(details, dict) and details.get("kind") is not None)
+
+
 def _checks(declared, reading):
     if reading.get("error") is not None:
+        if not _device_failed(reading):
+            return [_check(TASK_ERROR, None, "validation", False, "the validation could not run: task '%s' failed with"
+                           " an error of Ansible or of this collection, not of the device: %s"
+                           % (reading["task"], reading["error"]))]
         return [_check("device_answers", None, "device", False, "the device did not answer: %s" % reading["error"])]
     device_type = declared.get("device_type")
     out = [_check("device_answers", None, "device", True, "the device answered")]
@@ -245,7 +263,9 @@ def validation_result(readings, declared, skip=None, waive=None, host="", skip_v
         else:
             message = (later.get(check["id"]) or check)["message"]
             waived_by = _named(waive, check)
-            if waived_by is not None:
+            if check["check"] == TASK_ERROR:
+                out.update(status="failed", message="%s (not a device problem: fix it or report it)" % message)
+            elif waived_by is not None:
                 out.update(status="waived", message="%s (waived by %s: %s)" % (message, waive_variable, waived_by))
             else:
                 confirmed = " in both readings" if len(readings) > 1 else ""

@@ -35,30 +35,17 @@ import re
 import traceback
 
 from ansible.errors import AnsibleActionFail
-from ansible.module_utils import basic
 from ansible.module_utils.common.text.converters import to_bytes
-from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-try:  # ansible-core 2.16 to 2.20: the module result is a dict, cleaned by this function
-    from ansible.vars.clean import remove_internal_keys
-except ImportError:  # ansible-core 2.21: the result object cleans itself (UnifiedTaskResult)
-    remove_internal_keys = None
-
-try:  # ansible-core 2.19: serialization profiles, and module_utils that know which side they run on
-    from ansible.module_utils import _internal as module_runtime
-    from ansible.module_utils.common.json import Direction, get_module_encoder
-except ImportError:  # before 2.19: no direct execution (refusal says so), modules run as processes
-    module_runtime = get_module_encoder = Direction = None
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._core_private import Unavailable, bound
 
 display = Display()
 
 COLLECTION = "broadcast.monitoring."
 PACKAGE = "ansible_collections.broadcast.monitoring.plugins.modules."
-#: the serialization profile of a Python module without metadata (ansible-core's default)
-PROFILE = "legacy"
 OPT_OUT_VARIABLE = "broadcast_monitoring_direct_execution"
 OPT_OUT_ENVIRONMENT = "BROADCAST_MONITORING_DIRECT_EXECUTION"
 #: a name a POSIX shell takes as a variable in ``NAME=value`` before a command
@@ -95,10 +82,10 @@ def run_in_process(module_name, arguments, environment, directory=None):
     ``arguments`` (already holding the ``_ansible_*`` options) and the task's ``environment``
     (as ``module_environment`` gives it) in ``directory`` (where ansible-core starts a module
     process of a local connection: the task's base directory), as a module process would give them."""
-    encoder = get_module_encoder(PROFILE, Direction.CONTROLLER_TO_MODULE)
-    payload = json.dumps({"ANSIBLE_MODULE_ARGS": arguments}, cls=encoder).encode()
+    private = bound()
+    payload = json.dumps({"ANSIBLE_MODULE_ARGS": arguments}, cls=private.encoder).encode()
     stdout, stderr, code = io.StringIO(), "", 0
-    with _as_a_module_process(payload, environment, directory), contextlib.redirect_stdout(stdout):
+    with _as_a_module_process(private, payload, environment, directory), contextlib.redirect_stdout(stdout):
         try:
             importlib.import_module(PACKAGE + module_name[len(COLLECTION):]).main()
         except SystemExit as stop:
@@ -132,11 +119,12 @@ def module_environment(environment):
 
 
 @contextlib.contextmanager
-def _as_a_module_process(payload, environment, directory):
+def _as_a_module_process(private, payload, environment, directory):
     """This process, for the time of one module, as the module's own process would be: the
     module's arguments in ansible-core's module globals, module_utils on the module's side,
-    no warnings from before, the task's environment, its working directory; all of it put
-    back afterwards, whatever happens (each piece put back even if another cannot be)."""
+    no warnings from before (``private.module_side``), the task's environment, its working
+    directory; all of it put back afterwards, whatever happens (each piece put back even if
+    another cannot be)."""
     with contextlib.ExitStack() as restore:
         saved_environment = dict(os.environ)
 
@@ -156,19 +144,8 @@ def _as_a_module_process(payload, environment, directory):
             restore.callback(os.fchdir, cwd)
         saved_locale = locale.setlocale(locale.LC_ALL)  # AnsibleModule sets it from the environment
         restore.callback(locale.setlocale, locale.LC_ALL, saved_locale)
-        saved_arguments = (basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE, basic._PARSED_MODULE_ARGS)
-        restore.callback(_set_module_arguments, *saved_arguments)
-        saved_side = module_runtime.is_controller
-        restore.callback(setattr, module_runtime, "is_controller", saved_side)
-        for registry in (module_warnings._global_warnings, module_warnings._global_deprecations):
-            restore.callback(_refill, registry, dict(registry))
-            registry.clear()
-
         os.environ.update(environment)
-        _set_module_arguments(payload, PROFILE, None)
-        # module side: warnings and deprecations go into the result, as a module process's do,
-        # instead of straight to the controller's display
-        module_runtime.is_controller = False
+        restore.enter_context(private.module_side(payload))
         if directory is not None:
             os.chdir(directory)  # fails as starting the module process there would (the same OSError)
         _enter_a_readable_directory()
@@ -181,15 +158,6 @@ def _check_environment(environment):
             raise TypeError("environment: want text, got %r: %r" % (type(name).__name__, type(value).__name__))
         if not name or "=" in name or "\0" in name + value:
             raise ValueError("environment: %r cannot be an environment variable" % name)
-
-
-def _set_module_arguments(arguments, profile, parsed):
-    basic._ANSIBLE_ARGS, basic._ANSIBLE_PROFILE, basic._PARSED_MODULE_ARGS = arguments, profile, parsed
-
-
-def _refill(registry, content):
-    registry.clear()
-    registry.update(content)
 
 
 def _enter_a_readable_directory():
@@ -233,20 +201,12 @@ class DirectExecutionAction(ActionBase):
         # where ActionBase._low_level_execute_command starts a module process of a local connection
         directory = to_bytes(self._loader.get_basedir(), errors="surrogate_or_strict")
         stdout, stderr, code = run_in_process(name, module_args, environment, directory)
-        data = self._parse_returned_data({"stdout": stdout, "stderr": stderr, "rc": code}, PROFILE)
-        if hasattr(data, "as_result_dict"):  # 2.21: a task result object, as ActionBase._execute_module handles it
-            data.remove_internal_keys()
-            return data.as_result_dict(for_round_trip=True)
-        data.pop("_ansible_suppress_tmpdir_delete", None)
-        remove_internal_keys(data)
-        return data
+        return bound(self).result(self, stdout, stderr, code)
 
     def refusal(self, name, wrap_async, task_vars):
         """Why module ``name`` cannot run in this process for this task, or None when it can."""
         if not name.startswith(COLLECTION):
             return "not a module of this collection"
-        if get_module_encoder is None:
-            return "direct execution needs ansible-core 2.19 or later"
         if wrap_async or self._task.async_val:
             return "async task"
         if self._connection.transport != "local":
@@ -262,4 +222,22 @@ class DirectExecutionAction(ActionBase):
             raise AnsibleActionFail(str(error)) from None
         if off:
             return "turned off (%s / %s)" % (OPT_OUT_VARIABLE, OPT_OUT_ENVIRONMENT)
+        try:
+            bound(self)
+        except Unavailable as missing:
+            if not missing.expected:
+                warn_once(missing)
+            return str(missing)
         return None
+
+
+def warn_once(missing):
+    """Say, once per process, that this ansible-core cannot have direct execution and why
+    (ansible-core's display shows a warning text once per run, however many workers say it)."""
+    if not _WARNED:
+        _WARNED.append(missing)
+        display.warning("broadcast.monitoring runs its modules as module processes (the same results, slower): "
+                        "direct execution does not work with %s. Please report it to the collection." % missing)
+
+
+_WARNED = []

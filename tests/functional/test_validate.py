@@ -183,3 +183,24 @@ def test_skip_and_waive_per_device_and_an_unknown_check_is_refused(fleet, collec
                             host_vars={"ts-002": {"validate_skip": ["input_bitrate"]}})[:2]
     assert code != 0 and "validate_skip/validate_waive: unknown check(s) input_bitrate" in output, output
     assert fleet.call(lambda: list(fleet.fleet.by_name("ts-002").requests)) == []
+
+
+def test_an_error_of_ansible_is_not_blamed_on_the_device(fleet, collections_path, tmp_path):
+    """Issue 41: the analyzer's port is a template that fails (an Ansible error: the device is
+    never asked), the monitor's port is closed (the device does not answer). Only the monitor
+    fails device_answers; the analyzer fails task_error, naming the task, though it waives
+    device_answers."""
+    code, output, reports = validate(fleet, collections_path, tmp_path, host_vars={
+        "ts-001": {"ts_analyzer_port": "{{ port_of_no_one_defined }}", "validate_waive": ["device_answers"]},
+        "fm-001": {"fm_monitor_port": 1}})
+    assert code != 0, output
+    results = json.loads((reports / "validate.json").read_text())
+    analyzer, monitor = results["ts-001"], results["fm-001"]
+    assert [(c["id"], c["status"]) for c in analyzer["checks"]] == [("task_error", "failed")], analyzer
+    message = analyzer["checks"][0]["message"]
+    assert "task 'Read what the device is doing' failed with an error of Ansible or of this collection" in message
+    assert "port_of_no_one_defined" in message and "did not answer" not in message, message
+    assert [(c["id"], c["status"]) for c in monitor["checks"]] == [("device_answers", "failed")], monitor
+    assert "the device did not answer" in monitor["checks"][0]["message"]
+    cases = junit(reports)[0]
+    assert cases[("ts-001", "task_error")].find("failure") is not None

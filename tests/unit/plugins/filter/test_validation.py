@@ -120,6 +120,27 @@ def test_a_device_that_does_not_answer_fails_one_check():
     assert statuses(out) == {"device_answers": "failed"} and "connection refused" in out["checks"][0]["message"]
 
 
+def test_a_device_error_names_the_device_and_any_other_failure_names_the_task():
+    """Issue 41: a reading that failed with the device's error (its kind given by the module)
+    blames the device; one that failed otherwise (an error of Ansible or of the collection) is
+    reported as such, naming the task, and neither skip nor waive of device_answers hides it."""
+    refused = {"error": "connection refused (check host and port)", "task": "Read what the device is doing",
+               "error_details": {"kind": "connection", "status": None, "code": None, "device_message": None}}
+    out = result([refused], TS, waive=["device_answers"])
+    assert statuses(out) == {"device_answers": "waived"} and out["status"] == "passed"
+    for details in (None, "a text", {"status": 500}, {"kind": None}):
+        broken = {"error": "Task failed: cannot import name 'remove_internal_keys'", "task": "Read what the device is doing",
+                  "error_details": details}
+        out = result([broken], TS, skip=["device_answers"], waive=["device_answers"])
+        assert statuses(out) == {"task_error": "failed"} and out["status"] == "failed", details
+        message = out["checks"][0]["message"]
+        assert "task 'Read what the device is doing' failed with an error of Ansible or of this collection" in message
+        assert "cannot import name 'remove_internal_keys'" in message
+        assert "did not answer" not in message and "waive it" not in message, message
+    with pytest.raises(AnsibleFilterError, match="unknown check"):
+        result([broken], TS, waive=["task_error"])
+
+
 HOSTILE = 'Mux <b>&"</b> ]]> [x](http://evil) | `rm` \x01'
 
 
