@@ -198,8 +198,8 @@ MATRIX_PYTHONS = $(shell for p in $(HOME)/.pyenv/versions/3.1[2-9].*/bin/python3
 MATRIX_TOOL    = $(BIN)/python tools/test_matrix.py --pythons "$(MATRIX_PYTHONS)" --jobs $(MATRIX_JOBS)
 MATRIX_RUN     = $(MATRIX_TOOL) --readme check --units "$(MATRIX_UNITS)" --sanity "$(MATRIX_SANITY)" $(MATRIX_ARGS) $(MATRIX)
 .PHONY: matrix matrix-readme matrix-latest matrix-python get-pip
-suites: matrix-python get-pip
-matrix: venv link matrix-python get-pip
+suites: matrix-python get-pip shellcheck
+matrix: venv link matrix-python get-pip shellcheck
 	$(MATRIX_RUN)
 
 matrix-readme: venv link matrix-python

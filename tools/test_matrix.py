@@ -123,19 +123,27 @@ class Version:
         return os.path.join(MATRIX, "%s-%s.log" % (self.line, step))
 
     def run(self, command, step, cwd=None, env=None, check=True, stdout_only=False):
-        """Run command with this version's tools; its output goes to the step's log and is returned
-        (with stdout_only, its standard output alone: ansible-doc warns on stderr beside its JSON)."""
+        """Run command with this version's tools; its output goes to the step's log as it comes and
+        is returned (with stdout_only, its standard output alone: ansible-doc warns beside its JSON)."""
         started = time.monotonic()
-        result = subprocess.run(command, cwd=cwd, env=env or self.env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE if stdout_only else subprocess.STDOUT, text=True, check=False)
-        with open(self.log(step), "a", encoding="utf-8") as handle:
-            handle.write("$ %s  (in %s)\n%s%s\n[exit %d, %.1f s]\n\n" % (
-                " ".join(command), cwd or os.getcwd(), result.stdout, result.stderr or "", result.returncode,
-                time.monotonic() - started))
+        with open(self.log(step), "ab") as handle:
+            handle.write(("$ %s  (in %s)\n" % (" ".join(command), cwd or os.getcwd())).encode())
+            handle.flush()
+            start = handle.tell()
+            result = subprocess.run(command, cwd=cwd, env=env or self.env, stdout=subprocess.PIPE if stdout_only
+                                    else handle, stderr=handle, check=False)
+            if stdout_only:
+                output = result.stdout
+                handle.write(output)
+            else:
+                with open(self.log(step), "rb") as log:
+                    log.seek(start)
+                    output = log.read()
+            handle.write(("\n[exit %d, %.1f s]\n\n" % (result.returncode, time.monotonic() - started)).encode())
         if check and result.returncode:
             raise StepFailed("%s exited %d (log: %s)" % (os.path.basename(command[0]), result.returncode,
                                                          os.path.relpath(self.log(step), ROOT)))
-        return result.stdout
+        return output.decode("utf-8", "replace")
 
     def choose_python(self):
         if self.latest:  # the newest Python there is: what a new user installs today
@@ -422,8 +430,9 @@ def run(versions, args):
     for version in versions:
         try:
             version.prepare()
-            print("%s: ansible-core %s on Python %s (%s)" % (version.line, version.core, version.python[0],
-                                                            os.path.relpath(version.bin, ROOT)), flush=True)
+            where = os.path.relpath(version.bin, ROOT)
+            print("%s: ansible-core %s on Python %s (%s)" % (version.line, version.core, version.python[0], where),
+                  flush=True)
         except (StepFailed, subprocess.SubprocessError, OSError) as error:
             failures.append("%s: installing: %s" % (version.line, error))
             continue
@@ -467,7 +476,7 @@ def run(versions, args):
         elif what in ("units", "sanity"):
             extra.append({"ansible-core": version.core, "Python": version.python[0], "ansible-test": what,
                           "result": result or "failed"})
-    docs = {(version.core): result for (version, what, _), (result, _) in zip(steps, results) if what == "doc"}
+    docs = {step[0].core: outcome[0] for step, outcome in zip(steps, results) if step[1] == "doc"}
     for row in rows:
         row["ansible-doc"] = docs.get(row["ansible-core"]) or "failed"
     return rows, extra, failures
