@@ -168,6 +168,17 @@ class PartError(ValueError):
     """A declared part that cannot be applied (names the option, nothing was run)."""
 
 
+# -- direct execution on this ansible-core (plugin_utils/_core_private.py) ---------------------
+class DirectExecutionUnavailable(Exception):
+    """ansible-core (``version``) lacks a private name direct execution uses, or it behaves
+    otherwise: ``name`` and ``why``. ``expected``: an ansible-core from before direct execution
+    (2.16 to 2.18), which the documentation names, rather than a change nobody foresaw."""
+
+    def __init__(self, version, name, why, expected=False):
+        super().__init__("ansible-core %s: %s %s" % (version, name, why))
+        self.name, self.why, self.expected = name, why, expected
+
+
 # -- secret masking ----------------------------------------------------------------------------
 #: the scheme of a URL (``udp://``)
 SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")

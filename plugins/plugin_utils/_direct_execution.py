@@ -40,7 +40,8 @@ from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils._core_private import Unavailable, bound
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import DirectExecutionUnavailable
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._core_private import bound
 
 display = Display()
 
@@ -201,7 +202,7 @@ class DirectExecutionAction(ActionBase):
         # where ActionBase._low_level_execute_command starts a module process of a local connection
         directory = to_bytes(self._loader.get_basedir(), errors="surrogate_or_strict")
         stdout, stderr, code = run_in_process(name, module_args, environment, directory)
-        return bound(self).result(self, stdout, stderr, code)
+        return bound().result(self, stdout, stderr, code)
 
     def refusal(self, name, wrap_async, task_vars):
         """Why module ``name`` cannot run in this process for this task, or None when it can."""
@@ -223,8 +224,8 @@ class DirectExecutionAction(ActionBase):
         if off:
             return "turned off (%s / %s)" % (OPT_OUT_VARIABLE, OPT_OUT_ENVIRONMENT)
         try:
-            bound(self)
-        except Unavailable as missing:
+            bound()
+        except DirectExecutionUnavailable as missing:
             if not missing.expected:
                 warn_once(missing)
             return str(missing)
@@ -232,8 +233,9 @@ class DirectExecutionAction(ActionBase):
 
 
 def warn_once(missing):
-    """Say, once per process, that this ansible-core cannot have direct execution and why
-    (ansible-core's display shows a warning text once per run, however many workers say it)."""
+    """Say, once per process, that this ansible-core cannot have direct execution and why. A
+    worker says it in its task's result (where Ansible puts an action's warnings); ansible-core's
+    display shows a warning's text once per run, however many tasks carry it."""
     if not _WARNED:
         _WARNED.append(missing)
         display.warning("broadcast.monitoring runs its modules as module processes (the same results, slower): "

@@ -28,6 +28,8 @@ WEIGHTS = {
     "test_twin.py": 120,
     # 6 devices, 17 jobs through ansible-runner transmit | worker | process: 87 s beside ansible-lint (2026-11-26)
     "test_awx_pipeline.py": 90,
+    # 12 playbook runs, one per private name of ansible-core: 267 s beside a benchmark (2026-11-28)
+    "test_direct_execution_degrades.py": 90,
 }
 DEFAULT_WEIGHT = 20.0
 

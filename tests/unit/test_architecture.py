@@ -436,11 +436,19 @@ def module_uses(path):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
             found.extend("%d: parameter %s" % (node.lineno, a.arg) for a in arguments if a.arg == "module")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MODULE_CALLS:
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MODULE_CALLS \
+                and not is_warnings_module(node.func.value):
             found.append("%d: .%s()" % (node.lineno, node.func.attr))
         elif isinstance(node, ast.Attribute) and node.attr in MODULE_READS and is_module(node.value):
             found.append("%d: .%s" % (node.lineno, node.attr))
     return found
+
+
+def is_warnings_module(node):
+    """ansible-core's module_utils.common.warnings (its warn and deprecate are functions of that
+    module, not of an AnsibleModule), as _core_private.py names it."""
+    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+    return name == "warnings"
 
 
 def is_module(node):
@@ -462,7 +470,8 @@ def test_the_module_check_finds_a_module(tmp_path):
     path = tmp_path / "x.py"
     path.write_text("def f(module, client):\n    module.fail_json(msg='x')\n    return module.check_mode\n\n\n"
                     "def g(self, params, check_mode):\n    self.module.warn('w')\n    return self.module.params, params\n\n\n"
-                    "def h(client, check_mode):\n    return client.get('x'), check_mode\n")
+                    "def h(client, check_mode):\n    return client.get('x'), check_mode\n\n\n"
+                    "def k(self):\n    self.warnings.warn('ansible-core module_utils function')\n")
     assert module_uses(str(path)) == ["1: parameter module", "2: .fail_json()", "3: .check_mode", "7: .warn()",
                                       "8: .params"]
 
