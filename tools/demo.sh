@@ -68,12 +68,7 @@ echo "idempotent: changed=0 on every device"
 banner "4. audit.yml: drift report in check mode (nothing is written)"
 "$BIN/python" "$ROOT/tools/demo_requests.py" clear "$WORK/inventory/hosts.yml"
 playbook "$ROOT/playbooks/audit.yml" -e "audit_report=$WORK/drift.json"
-"$BIN/python" - "$WORK/last.log" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-rows = re.findall(r'^\s+"(.*)",?$', text.split('Show the drift table', 1)[1], re.M)
-print("\n".join(rows))
-PY
+cat "$WORK/drift.txt"   # the table audit.yml prints, as it writes it beside the report
 "$BIN/python" "$ROOT/tools/demo_requests.py" count "$WORK/inventory/hosts.yml"
 echo "report: drift.json ($(wc -c <"$WORK/drift.json") bytes), devices with drift: $("$BIN/python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices_with_drift"] or "none")' "$WORK/drift.json")"
 
@@ -87,5 +82,5 @@ fi
 find "$WORK/backups" -mindepth 1 -maxdepth 1 -printf "%M %8s %TY-%Tm-%Td %TH:%TM %f\n" | sort -k5
 
 rm -rf "$ROOT/build/demo" && mkdir -p "$ROOT/build/demo"
-cp -r "$WORK/drift.json" "$WORK/backups" "$ROOT/build/demo/"
+cp -r "$WORK/drift.json" "$WORK/drift.txt" "$WORK/backups" "$ROOT/build/demo/"
 banner "6. Done: drift report and backups kept in build/demo/; stopping the simulator"

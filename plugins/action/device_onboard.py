@@ -16,8 +16,10 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execu
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._onboard import (
     READS,
     document,
+    header,
     plain_strings,
     role_variables,
+    variable_texts,
     without_secrets,
 )
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts import plain, spec_problems, warning_text
@@ -73,8 +75,10 @@ class ActionModule(DirectExecutionAction):
         if secrets:
             warnings.append("the device holds secrets; the variables refer to vault variables instead, define them: %s"
                             % ", ".join(secrets))
+        texts = variable_texts(variables)
         out = {"changed": False, "variables": plain_strings(variables), "secrets": secrets, "modules": modules,
-               "content": document(host, device_type, variables, secrets)}
+               "header": header(host, device_type, secrets), "variable_texts": texts}
+        out["content"] = document(host, device_type, variables, secrets)
         if warnings:
             out["warnings"] = warnings
         return out

@@ -51,8 +51,11 @@ import xml.etree.ElementTree as ET
 
 from ansible.errors import AnsibleFilterError
 
-#: characters that XML 1.0 cannot carry at all, even escaped
-XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+#: characters that XML 1.0 cannot carry at all, even escaped, and lone surrogates (a device's JSON
+#: may hold them), which no UTF-8 file can: each becomes U+FFFD, so the report can always be written
+XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+#: what Markdown text shows as U+FFFD: those, and every other control character (DEL, C1)
+MARKDOWN_INVALID = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 #: characters that Markdown or the HTML inside it would read as markup within a table cell (the
 #: report puts device text nowhere else): emphasis, code, links, images, HTML, entities, cells
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]!|<>&~])")
@@ -98,8 +101,9 @@ def junit(results):
 
 
 def escape_markdown(value):
-    """``value`` as inert Markdown text: one line, every markup character escaped."""
-    return MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
+    """``value`` as inert Markdown text: one line, every markup character escaped, no control
+    character or lone surrogate."""
+    return MARKDOWN_SPECIAL.sub(r"\\\1", MARKDOWN_INVALID.sub("\ufffd", " ".join(str(value).split())))
 
 
 def markdown(results):

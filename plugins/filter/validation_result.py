@@ -162,9 +162,14 @@ def _snmp_check(snmp, purge, device):
     extra = [a for a in have if a not in wanted]
     if purge and "trap_addresses" in snmp and extra:
         problems.append("trap receivers not declared: %s" % ", ".join(extra))
+    # what the device has and what was declared, each as it is: an undeclared receiver is not
+    # "as declared" (without purge it is left, and the message names it apart)
+    said = "the device has %s; declared %s" % (", ".join(have) or "none",
+                                               ", ".join(wanted) if "trap_addresses" in snmp else "no list")
     if problems:
-        return _check("snmp_traps", None, "device", False, "SNMP: %s" % "; ".join(problems))
-    return _check("snmp_traps", None, "device", True, "SNMP trap receivers as declared: %s" % (", ".join(have) or "none"))
+        return _check("snmp_traps", None, "device", False, "SNMP: %s (trap receivers: %s)" % ("; ".join(problems), said))
+    left = ("; not declared, left on the device: %s" % ", ".join(extra)) if extra and "trap_addresses" in snmp else ""
+    return _check("snmp_traps", None, "device", True, "SNMP trap receivers: %s%s" % (said, left))
 
 
 def _tuner_checks(declared, reading):

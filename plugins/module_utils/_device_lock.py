@@ -8,9 +8,9 @@ writing to the same device between its read and its write is not seen (two ``ts_
 state=merged`` runs both create every input; two ``ts_snmp lists=add`` runs each write the
 list they read, and one run's addresses are gone). So every module run that may write to a
 device holds a lock of that device for its whole read-compare-write: an ``flock`` of a file
-named after the device's address and port, in a folder of the controller's temporary
-directory that belongs to the user who runs Ansible. A module process and a module run
-inside the controller (direct execution) take the same lock.
+named after the device's address and port, in a folder only the user who runs Ansible may
+write to (lock_folder). A module process and a module run inside the controller (direct
+execution) take the same lock.
 
 Only runs that may write take it: check mode, ``state=gathered`` / ``parsed`` / ``rendered``
 and the modules that only read never wait. The lock is per controller (and per user): two
@@ -61,21 +61,58 @@ def device_key(host, port, protocol):
     return "%s:%d" % (host, port or (443 if protocol == "https" else 80))
 
 
+#: the lock folder in the user's home, which no other account can create: the same for every run
+#: of the account (XDG_RUNTIME_DIR is not: cron, services and AWX jobs run without it)
+HOME_FOLDER = os.path.join("~", ".ansible", "broadcast.monitoring-locks")
+
+
 def lock_folder():
-    """The folder of the lock files: in the temporary directory, the running user's own
-    (created 0700; one that is not a directory of this user's, or that others may write
-    to, is refused, so no one else can plant or hold a lock file there)."""
-    folder = os.path.join(tempfile.gettempdir(), "broadcast.monitoring-locks-%d" % os.getuid())
+    """The folder of the lock files, the running user's own: ``~/.ansible/broadcast.monitoring-locks``,
+    else (a home that is not this user's, or not writable) ``broadcast.monitoring-locks-<uid>`` in
+    the temporary directory. Made 0700; a folder of this user's that others may read or write is
+    narrowed to 0700. A folder another account made, or that is not a folder, is never used (no one
+    else can plant or hold a lock file): the next place is."""
+    home = os.path.expanduser(HOME_FOLDER)
+    candidates = [(os.path.dirname(home), home)] if not home.startswith("~") else []
+    candidates.append((None, os.path.join(tempfile.gettempdir(), "broadcast.monitoring-locks-%d" % os.getuid())))
+    for parent, folder in candidates:
+        if parent is not None and _own_folder(parent, parent=True) is None:
+            continue
+        if _own_folder(folder) is not None:
+            return folder
+    raise LockError("no folder for the device locks: %s are another account's, not folders, or cannot be made;"
+                    " nothing was sent to the device" % " and ".join(candidate[1] for candidate in candidates))
+
+
+def _own_folder(path, parent=False):
+    """``path`` when it is (or is now made, 0700) a folder of this user's that no one else may
+    write to, None otherwise. The lock folder is never a symbolic link, and one of this user's
+    with wider modes is narrowed to 0700; a ``parent`` (``~/.ansible``, which only this user can
+    have made a link) may be a link, and with wider modes is not used, never changed."""
     try:
-        os.mkdir(folder, 0o700)
+        os.mkdir(path, 0o700)
     except OSError as err:
         if err.errno != errno.EEXIST:
-            raise
-    info = os.lstat(folder)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        raise LockError("the folder of the device locks, %s, is not a directory of this user's that only it may"
-                        " write to; remove it (it is made again), nothing was sent to the device" % folder)
-    return folder
+            return None
+    try:
+        no_link = 0 if parent else getattr(os, "O_NOFOLLOW", 0)
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | no_link)
+    except OSError:
+        return None  # a symbolic link, or not a folder
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            return None
+        wide = info.st_mode & (0o022 if parent else 0o077)
+        if wide and parent:
+            return None
+        if wide:
+            os.fchmod(handle, 0o700)
+        return path
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
 
 
 def lock_file(key):

@@ -109,6 +109,19 @@ class Conflict(InputError):
     names on the device); raised before any write."""
 
 
+class BundleRefused(InputError):
+    """A firmware bundle the device must not get (for another model, a downgrade, images that do
+    not match its manifest), or no bundle to choose; raised before any upload. ``bundle`` is the
+    refused one ({"path", "version", "target"}) or None; ``installed`` and ``model`` are what the
+    device reports."""
+
+    def __init__(self, problems, bundle=None, installed=None, model=None):
+        super().__init__(problems)
+        self.bundle = bundle
+        self.installed = installed
+        self.model = model
+
+
 class ConcurrentChange(Exception):
     """Writes that did not stick: each was read back and found overwritten by another writer."""
 

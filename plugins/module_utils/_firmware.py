@@ -15,7 +15,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._errors impor
     REFUSED,
     UNREACHABLE,
     BundleError,
-    Conflict,
+    BundleRefused,
     DeviceError,
     InputError,
 )
@@ -77,7 +77,7 @@ def read_bundles(params):
     return [bundle]
 
 
-def choose_bundle(params, bundles, model):
+def choose_bundle(params, bundles, model, installed=None):
     """The bundle for a device of ``model`` (None: the device does not say): the only one
     given, or the folder's bundle for that model, of ``version`` or else the newest."""
     if not os.path.isdir(params["path"]):
@@ -91,8 +91,8 @@ def choose_bundle(params, bundles, model):
     for bundle in fits:
         order = swu.compare_versions(bundle["version"], newest[0]["version"]) if newest else 1
         if order is None:
-            raise Conflict(["path: cannot tell which of %s is newer; set version" % " and ".join(
-                _bundle_label(b) for b in (newest[0], bundle))])
+            raise BundleRefused(["path: cannot tell which of %s is newer; set version" % " and ".join(
+                _bundle_label(b) for b in (newest[0], bundle))], installed=installed, model=model)
         if order > 0:
             newest = [bundle]
         elif order == 0:
@@ -103,33 +103,34 @@ def choose_bundle(params, bundles, model):
     if params["version"]:
         wanted += ", version %s" % params["version"]
     if newest:
-        raise Conflict(["path: more than one bundle in %s for %s: %s" % (
-            params["path"], wanted, "; ".join(_bundle_label(b) for b in newest))])
-    raise Conflict(["path: no bundle in %s for %s; the folder holds %s%s" % (
+        raise BundleRefused(["path: more than one bundle in %s for %s: %s" % (
+            params["path"], wanted, "; ".join(_bundle_label(b) for b in newest))], installed=installed, model=model)
+    raise BundleRefused(["path: no bundle in %s for %s; the folder holds %s%s" % (
         params["path"], wanted, "; ".join(_bundle_label(b) for b in bundles),
         "" if params["allow_unchecked_target"] or model else
-        " (allow_unchecked_target=true also takes a bundle that names no model)")])
+        " (allow_unchecked_target=true also takes a bundle that names no model)")], installed=installed, model=model)
 
 
 def check_bundle(params, bundle, model, previous):
     """Refuse, before any upload, a bundle for another model, one whose target cannot be
     compared (unless allow_unchecked_target), and a downgrade (unless allow_downgrade)."""
+    def refuse(problem):
+        return BundleRefused(["path: " + problem], bundle=bundle, installed=previous, model=model)
     if bundle["target"] and model:
         if not any(swu.same_model(target, model) for target in bundle["target"]):
-            raise Conflict(["path: the bundle %s is for %s, and this device is a %s; nothing was uploaded (use the"
-                            " bundle made for this model)" % (bundle["path"], ", ".join(bundle["target"]), model)])
+            raise refuse("the bundle %s (version %s) is for %s, and this device is a %s (use the bundle made for"
+                         " this model)" % (bundle["path"], bundle["version"], ", ".join(bundle["target"]), model))
     elif not params["allow_unchecked_target"]:
         why = ("names no model (no hardware-compatibility in its sw-description)" if not bundle["target"]
                else "cannot be checked: the device reports no model")
-        raise Conflict(["path: the bundle %s %s; nothing was uploaded (set allow_unchecked_target=true to install"
-                        " it anyway, once you know it is made for this device)" % (bundle["path"], why)])
+        raise refuse("the bundle %s (version %s) %s (set allow_unchecked_target=true to install it anyway, once you"
+                     " know it is made for this device)" % (bundle["path"], bundle["version"], why))
     order = swu.compare_versions(bundle["version"], previous)
     if order is not None and order >= 0 or params["allow_downgrade"]:
         return order
     what = ("older than" if order is not None else "not comparable with")
-    raise Conflict(["path: the bundle %s carries firmware %s, %s the installed %s: a downgrade; nothing was"
-                    " uploaded (set allow_downgrade=true to go back to it)"
-                    % (bundle["path"], bundle["version"], what, previous)])
+    raise refuse("the bundle %s carries firmware %s, %s the installed %s: a downgrade (set allow_downgrade=true to"
+                 " go back to it)" % (bundle["path"], bundle["version"], what, previous))
 
 
 def manage_firmware(client, device, params, check_mode):
@@ -137,7 +138,7 @@ def manage_firmware(client, device, params, check_mode):
     previous = device.read_firmware_version(client)
     model = device.read_identity(client).get("model")
     model = model.strip() if isinstance(model, str) and model.strip() else None
-    bundle = choose_bundle(params, bundles, model)
+    bundle = choose_bundle(params, bundles, model, previous)
     order = check_bundle(params, bundle, model, previous)
     version = bundle["version"]
     result = {"changed": previous != version, "previous_version": previous, "current_version": previous,
@@ -150,6 +151,14 @@ def manage_firmware(client, device, params, check_mode):
         return result
     action = {1: "upgrade", -1: "downgrade"}.get(order, "change")
     result["diff"] = {"before": {"firmware_version": previous}, "after": {"firmware_version": version}}
+    try:
+        mismatches = swu.image_mismatches(bundle["path"])
+    except (OSError, BundleError) as err:
+        mismatches = [str(err)]
+    if mismatches:
+        raise BundleRefused(["path: the bundle %s (version %s): %s; the device would refuse it (use the bundle as"
+                             " the vendor made it)" % (bundle["path"], version, "; ".join(mismatches))],
+                            bundle=bundle, installed=previous, model=model)
     if check_mode:
         result["msg"] = "would %s from %s to %s%s" % (
             action, previous, version, "" if params["reboot"] else " (running it from the next reboot)")

@@ -23,6 +23,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._connection i
     client_from_params,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
+    BundleRefused,
     ConcurrentChange,
     Conflict,
     DeviceError,
@@ -183,6 +184,12 @@ class DeviceModule(AnsibleModule):
                 raise
         except LockError as err:
             self.fail_json(msg=str(err))
+        except BundleRefused as err:
+            bundle = err.bundle and {key: err.bundle[key] for key in ("path", "version", "target")}
+            self.fail_json(msg="%s, nothing was uploaded: %s" % (
+                "bundle %s refused" % bundle["path"] if bundle else "no bundle to install", "; ".join(err.problems)),
+                problems=err.problems, refused_bundle=bundle, previous_version=err.installed,
+                current_version=err.installed, device_model=err.model)
         except Conflict as err:
             self.fail_json(msg="the device's present state does not allow this, nothing was written: %s"
                            % "; ".join(err.problems), problems=err.problems)

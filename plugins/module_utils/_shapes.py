@@ -96,6 +96,17 @@ def where_of(obj):
     return getattr(obj, "where", Answer.where)
 
 
+def not_renamed(obj, name, words):
+    """Refuse an answer without ``name`` that has a field whose name holds one of ``words``: a
+    firmware that names the field otherwise. Read as absent, it would be rewritten on every run."""
+    if not isinstance(obj, dict) or name in obj:
+        return
+    others = sorted(str(key) for key in obj if any(word in str(key).lower() for word in words))
+    if others:
+        raise ShapeError(where_of(obj), name, sorted(obj), expected="its answer has %s instead, a name the collection"
+                         " neither reads nor writes" % " and ".join(others))
+
+
 def list_or_empty(obj, name):
     """An optional list field: absent, null or empty all read as [] (one meaning for each)."""
     value = obj.get(name) if isinstance(obj, dict) else None

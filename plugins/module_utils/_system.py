@@ -133,8 +133,11 @@ def manage_network(client, device, params, check_mode):
     pending = result["changed"] or device.read_reboot_needed(client)
     result.update(reboot_needed=pending, rebooted=False, elapsed=0, host=params["host"])
     if params.get("reboot") and pending:
-        # Where the device answers after the reboot: its static address, or (DHCP) wait_host.
-        target = params.get("wait_host") or (params["host"] if after.get("dhcp") else after["address"])
+        # Where the device answers after the reboot: a new static address, or where it was reached
+        # (DHCP: wait_host). An address that stays is not dialled instead of the host reached: a
+        # name, a NAT, or a twin, which reports its unit's address and answers at its own.
+        stays = after.get("dhcp") or after.get("address") == current.get("address")
+        target = params.get("wait_host") or (params["host"] if stays else after["address"])
         result.update(changed=True, host=target)
         if not check_mode:
             result["elapsed"] = reboot(client, device, params["reboot_timeout"], client.at(target))

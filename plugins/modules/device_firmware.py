@@ -22,6 +22,11 @@ description:
   - A bundle older than the installed firmware (versions compared by their numeric and alphabetic parts, so
     2.10.0 is newer than 2.9.1), or one whose version cannot be ordered against it, is a downgrade, refused
     before any upload unless O(allow_downgrade=true).
+  - The C(sw-description) lists each image of the bundle with its C(sha256) checksum. Before any upload, in check
+    mode too, the module reads the whole bundle and refuses it when an image it lists is missing or does not match
+    its checksum (a bundle altered after it was made, which the device would refuse after the upload).
+  - A refused bundle fails before any upload with a message that begins with the bundle's path; the failure
+    returns it as RV(refused_bundle), with the installed firmware as RV(current_version) and RV(device_model).
   - O(path) may name a folder of bundles; the module then takes the bundle for the device's model, of
     O(version) when it is set, else the newest. A folder of every device type's bundles serves a mixed fleet.
   - Otherwise the bundle is uploaded (streamed from disk, never read into memory whole) and the module watches
@@ -126,12 +131,12 @@ EXAMPLES = r"""
 RETURN = r"""
 previous_version:
   description: Firmware version before the module ran.
-  returned: success
+  returned: success, and when the bundle is refused
   type: str
   sample: 1.0.0
 current_version:
   description: Firmware version the device reports after the module ran (unchanged in check mode).
-  returned: success
+  returned: success, and when the bundle is refused
   type: str
   sample: 2.4.1
 bundle_version:
@@ -151,9 +156,27 @@ bundle_target:
   sample: [TSA-4]
 device_model:
   description: The model the device reports; null when it reports none.
-  returned: success
+  returned: success, and when the bundle is refused
   type: str
   sample: TSA-4
+refused_bundle:
+  description:
+    - The bundle refused before any upload (for another model, a downgrade, images that do not match its
+      C(sw-description)); null when there was no bundle to choose from a folder.
+  returned: when the bundle is refused
+  type: dict
+  contains:
+    path:
+      description: The bundle's path.
+      type: str
+    version:
+      description: The version its C(sw-description) carries.
+      type: str
+    target:
+      description: The models its C(hardware-compatibility) names; null when it names none.
+      type: list
+      elements: str
+  sample: {path: /srv/firmware/analyzer-2.4.1.swu, version: 2.4.1, target: [TSA-4]}
 pending_version:
   description:
     - The version installed but not yet running, with O(reboot=false) on a device that waits for a reboot;

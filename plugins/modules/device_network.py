@@ -51,8 +51,9 @@ options:
     default: false
   wait_host:
     description:
-      - Where to wait for the device after the reboot. Defaults to the static address; with O(dhcp=true), to
-        O(host), so set it when DHCP gives the device another address.
+      - Where to wait for the device after the reboot. Defaults to the new static address when the change gives the
+        device another one, else to O(host), where it was reached (the static address it keeps is not dialled
+        instead); with O(dhcp=true), to O(host), so set it when DHCP gives the device another address.
     type: str
   reboot_timeout:
     description: Seconds to wait for the device to come back after the reboot, at least 1.

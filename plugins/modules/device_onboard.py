@@ -122,9 +122,23 @@ variables:
   sample: {"ts_analyzer_snmp": {"enabled": true, "listen_addresses": ["0.0.0.0"], "trap_addresses": ["10.0.0.100:162"]},
            "ts_analyzer_converters": [{"asi_port": 1, "running": false}, {"asi_port": 2, "running": false}]}
 content:
-  description: RV(variables) as the text of a YAML C(host_vars) file, with a header comment naming the host and the role.
+  description:
+    - RV(variables) as the text of a YAML C(host_vars) file, with a header comment naming the host and the role
+      (RV(header)).
   returned: success
   type: str
+header:
+  description: The header comment of RV(content).
+  returned: success
+  type: str
+variable_texts:
+  description:
+    - Each variable of RV(variables) as YAML text, by name, device text tagged C(!unsafe); the texts of some of them,
+      one after the other, make a variables file. C(playbooks/onboard.yml) with C(onboard_group_vars=true) writes
+      those that every device of a group shares into the group's file.
+  returned: success
+  type: dict
+  sample: {"ts_analyzer_time": "ts_analyzer_time:\n  ntp: true\n  ntp_servers: [192.0.2.123]\n  timezone: UTC\n"}
 secrets:
   description: The vault variables the RV(variables) refer to instead of secrets the device returned (none, as a rule).
   returned: success

@@ -125,6 +125,14 @@ after:
   returned: when O(state=merged)
   type: dict
   sample: {"enabled": true, "listen_addresses": ["10.0.0.50"], "trap_addresses": ["10.0.0.100:162"]}
+not_declared:
+  description:
+    - With O(lists=add), per list given (O(listen_addresses), O(trap_addresses)), the addresses that RV(after) holds
+      and that the list given does not, that is what the device keeps besides them (added by hand, or by another play).
+      C(lists=replace) would remove them.
+  returned: when O(state=merged) and O(lists=add)
+  type: dict
+  sample: {"trap_addresses": ["192.0.2.77:162"]}
 merged_again:
   description: How many times the write was merged again because the read back found it overwritten.
   returned: when a concurrent change was merged

@@ -268,6 +268,10 @@ class _Dumper(yaml.SafeDumper):
         return self.represent_str(str(data))
 
 
+class _Variables(dict):
+    """Variables by name: a mapping of ours, never tagged as a whole (each value is on its own)."""
+
+
 def _flat(values):
     return all(not isinstance(value, (dict, list)) for value in values)
 
@@ -280,14 +284,17 @@ def _has_reference(value):
     return isinstance(value, Reference)
 
 
+_Dumper.add_representer(_Variables, lambda dumper, data: yaml.MappingNode(
+    "tag:yaml.org,2002:map", [(dumper.represent_scalar("tag:yaml.org,2002:str", key), dumper.represent_data(value))
+                              for key, value in data.items()], flow_style=False))
 _Dumper.add_representer(dict, _Dumper.represent_dict)
 _Dumper.add_representer(list, _Dumper.represent_list)
 _Dumper.add_representer(str, _Dumper.represent_device_str)
 _Dumper.add_representer(Reference, _Dumper.represent_reference)
 
 
-def document(host, device_type, variables, secrets):
-    """The host_vars file of ``host``: a header, then the variables."""
+def header(host, device_type, secrets):
+    """The comment lines that open ``host``'s host_vars file."""
     role = ROLES[device_type]
     lines = [
         "---",
@@ -300,6 +307,20 @@ def document(host, device_type, variables, secrets):
         lines.append("# Define these in a vault file; the device holds secrets here: %s." % ", ".join(secrets))
     if device_type == "fm_monitor":
         lines.append("# The *_all variables are null: every tuner is declared on its own.")
-    body = yaml.dump(variables, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True,
+    return "\n".join(lines) + "\n"
+
+
+def _dump(variables):
+    return yaml.dump(variables, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True,
                      width=160)
-    return "\n".join(lines) + "\n" + body
+
+
+def variable_texts(variables):
+    """``{name: the YAML text of that variable}``, in the role's order, each value tagged on its
+    own: a file of some of them is their texts one after the other (the dumper writes no alias)."""
+    return {name: _dump(_Variables({name: value})) for name, value in variables.items()}
+
+
+def document(host, device_type, variables, secrets):
+    """The host_vars file of ``host``: a header, then the variables."""
+    return header(host, device_type, secrets) + _dump(variables)

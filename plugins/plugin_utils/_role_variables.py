@@ -2,7 +2,8 @@
 # Copyright: broadcast.monitoring contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """A role's own variable names, and the variables with its prefix it does not know (the
-role_variables action, run as a role's first task, and device_state's check_role_variables)."""
+role_variables action, run as a role's first task, and device_state's check_role_variables);
+both also refuse a host that a rehearsal on twins must not reach (_rehearsal)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import difflib
 import os
 
 import yaml
+
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._rehearsal import rehearsal_refusal
 
 
 def _walk(node):
@@ -62,8 +65,12 @@ def unknown_variables(prefix, variables, known, internal=()):
 
 def refusal(role, task_vars, extra=()):
     """``(unknown names, message)`` for the variables with the prefix of ``role`` (the running
-    role) that it does not know, or None when there are none."""
+    role) that it does not know, or None when there are none. First, a host in an inventory of
+    twins that is not a twin, or a twin pointed elsewhere, is refused (_rehearsal)."""
     name = role.get_name(include_role_fqcn=False)
+    rehearsal = rehearsal_refusal(name, task_vars or {})
+    if rehearsal:
+        return rehearsal
     known, internal = role_names(role._role_path)
     problems = unknown_variables(name + "_", task_vars or {}, known | set(extra), internal)
     if not problems:

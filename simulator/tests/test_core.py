@@ -331,6 +331,32 @@ def test_fm_upgrade_pending_until_reboot(fm):
     assert (status["versions"]["package_ver"], status["reboot_needed"]) == ("2.4.1", False)
 
 
+@pytest.mark.parametrize("behaviour, expected", [("kept", "2.4.1"), ("factory", "1.0.0")])
+def test_factory_reset_keeps_the_firmware_or_goes_back_to_the_factory_version(behaviour, expected):
+    """ts-analyzer-api.md, Behaviour 8: "Factory reset returns the device to its static default address
+    and default credentials"; fm-monitor-api.md: `POST /system/factory_reset` "wipes all configuration and
+    reboots", Behaviour 7: "Factory reset restores default credentials". Neither says what becomes of the
+    installed firmware: both are offered (factory_reset_firmware), kept by default. An FM monitor's
+    upgrade installed and waiting for its reboot is the firmware the reset's reboot boots."""
+    assert Fleet(ts=1, fm=1, address="127.0.84.1").devices[0].factory_reset_firmware == "kept"
+    with running_fleet(ts=1, fm=1, address="127.0.84.1", time_scale=0.005,
+                       factory_reset_firmware=behaviour) as runner:
+        for device in runner.devices:
+            api = Api(device)
+            api.login()
+            assert upload(api, swu.build("2.4.1")).status_code == 200
+            wait_alive(api, up=False, limit=0.5)  # an analyzer reboots into it; the monitor waits (pending)
+            assert wait_alive(api, up=True, limit=5)
+            api.login()
+            assert api.post("/system/factory_reset").status_code == 200
+            assert wait_alive(api, up=False, limit=2) and wait_alive(api, up=True, limit=5)
+            assert api.login("admin", "admin").status_code == 200
+            assert runner.call(lambda d=device: d.state["firmware_version"]) == expected, device.name
+            assert runner.call(lambda d=device: d.info())["factory_reset_firmware"] == behaviour
+    with pytest.raises(ValueError, match="factory_reset_firmware 'newest'"):
+        Fleet(ts=1, address="127.0.84.1", factory_reset_firmware="newest")
+
+
 def test_upgrade_behaviour_is_checked_per_model():
     """Only the analyzer's document leaves the upgrade's reboot open; the FM monitor's decides it."""
     with pytest.raises(ValueError, match="upgrade behaviour 'reboots'"):

@@ -140,6 +140,30 @@ def test_route_table_is_the_documents(fm):
     assert served == sorted(ROUTES)
 
 
+def test_reference_page_lists_every_route(fm):
+    """The document names no reference page (the analyzer's serves one at /api.html); the simulator
+    serves its own there, generated from its routes, without a token."""
+    page = requests.get(fm.base + "/api.html", timeout=10)
+    assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
+    for method, path, role in ROUTES:
+        assert "<tr><td>%s</td><td><code>/api%s</code></td><td>%s</td>" % (method, path, role or "none") in page.text
+    assert "POST /api/login" in page.text
+
+
+def test_a_body_that_is_not_json_is_refused_saying_so(fm):
+    """fm-monitor-api.md: "Bodies are JSON unless stated otherwise"; Errors: "any other status uses
+    the error body" (`code`, `message`). A body sent without Content-Type: application/json (curl -d
+    sends a form) is refused with that said, and nothing changes."""
+    for headers in ({}, {"Content-Type": "application/x-www-form-urlencoded"}, {"Content-Type": "text/plain"}):
+        answer = fm.request("POST", "/conf/hostname", data=json.dumps({"hostname": "other"}), headers=headers)
+        assert answer.status_code == 400, answer.text
+        message = answer.json()["message"]
+        assert answer.json()["code"] == 400 and "Content-Type: application/json" in message, message
+    assert ok(fm.get("/status"))["hostname"] != "other"
+    assert fm.request("POST", "/conf/hostname", data="{}", headers={"Content-Type": "text/plain"},
+                      token=False).status_code == 401  # the token is checked first
+
+
 def test_every_route_but_four_needs_a_token(fm):
     """fm-monitor-api.md, Authentication 3: "No token is needed for `POST /login`, `GET /system/alive`,
     `GET /tuner/{tuner_id}/live.m3u8` and `GET /tuner/{tuner_id}/live.mp4`"; 6: "A missing or invalid

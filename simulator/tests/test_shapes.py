@@ -83,6 +83,31 @@ def test_aliases_use_the_names_of_the_notes(shaped):
     assert not {"fpga_ver", "streamer_ver"} & set(status["versions"])
 
 
+def test_unsorted_reverses_the_events_of_each_day(shaped):
+    """fm-monitor-api.md, Schedule: "`events` maps a lower-case day name to an array of `{minute, state}`";
+    the state table: an event is reached when "day and minute match" (their order carries no meaning)."""
+    fm = fresh_api(shaped, "fm_monitor", "documented")
+    events = {"monday": [{"minute": 360, "state": 1}, {"minute": 1320, "state": 2}]}
+    ok(fm.post("/tuner/0/schedule", {"active": False, "events": events}))
+    fm.device.shape = "unsorted"
+    assert ok(fm.get("/tuners/all"))[0]["schedule"]["events"]["monday"] == events["monday"][::-1]
+    assert [t["tuner_id"] for t in ok(fm.get("/tuners/all"))] == list(range(8))  # other lists as documented
+
+
+def test_renamed_names_the_analyzers_dns_servers_otherwise_both_ways(shaped):
+    """ts-analyzer-api.md: "Field names of responses of ... the system endpoints: not shown"."""
+    ts = fresh_api(shaped, "ts_analyzer", "renamed")
+    network = ok(ts.get("/system/network"))
+    assert "dns" not in network and network["dns_servers"] == []
+    body = {key: network[key] for key in ("dhcp", "address", "netmask", "gateway")}
+    ok(ts.post("/system/network", dict(body, dns_servers=["192.0.2.53"])))
+    assert ok(ts.get("/system/network"))["dns_servers"] == ["192.0.2.53"]
+    ts.device.shape = "documented"
+    assert ok(ts.get("/system/network"))["dns"] == ["192.0.2.53"]
+    fm = fresh_api(shaped, "fm_monitor", "renamed")
+    assert "dns" in ok(fm.get("/conf/network"))  # the FM document names it
+
+
 def test_an_unknown_shape_is_refused():
     with pytest.raises(ValueError, match="shape"):
         running_fleet(ts=1, fm=0, shape="sideways").__enter__()

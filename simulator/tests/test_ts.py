@@ -1020,9 +1020,10 @@ def test_reference_page_outside_the_api(ts):
     page = requests.get(ts.base + "/api.html", timeout=10)
     assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
     assert page.text.startswith("<!DOCTYPE html>") and "API reference" in page.text
-    for method, path, _kind, role in ROUTES:
-        row = "<tr><td>%s</td><td><code>/api%s</code></td><td>%s</td></tr>" % (method, path, role or "none")
+    for method, path, kind, role in ROUTES:
+        row = "<tr><td>%s</td><td><code>/api%s</code></td><td>%s</td><td>%s</td>" % (method, path, role or "none", kind)
         assert row in page.text, row
+    assert "POST /api/user/login" in page.text and "Content-Type: application/json" in page.text
     assert requests.get(ts.base + "/api/api.html", timeout=10).status_code == 404  # not under {base_url}
     assert ts.sim("GET", "/requests").json()["requests"][-1]["path"] == "/api.html"
 

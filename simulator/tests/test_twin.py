@@ -2,6 +2,7 @@
 twin lossless against device_backup (format 2, both device types); these check what the
 simulator alone decides: format 1, the world a twin starts in, the command and its refusals."""
 
+import asyncio
 import json
 import signal
 import subprocess
@@ -169,9 +170,12 @@ def test_twin_command_names_hosts_after_their_files(tmp_path):
         assert proc.stdout.readline().strip() == "ready: 2 devices", proc.stderr.read()
         groups = yaml.safe_load(inventory.read_text())["all"]["children"]
         assert groups["ts_analyzers"]["hosts"]["north-ts"]["ansible_host"] == "127.21.40.1"
+        port = groups["fm_monitors"]["hosts"]["site-fm"]["device_port"]
         assert groups["fm_monitors"]["hosts"]["site-fm"] == {
-            "ansible_host": "127.21.40.2", "device_port": groups["fm_monitors"]["hosts"]["site-fm"]["device_port"],
-            "device_type": "fm_monitor"}
+            "ansible_host": "127.21.40.2", "device_port": port, "device_type": "fm_monitor",
+            "broadcast_monitoring_twin": {"host": "127.21.40.2", "port": port}}
+        # the group the collection's roles know twins by (a rehearsal never reaches a unit)
+        assert groups["twins"] == {"hosts": {"north-ts": None, "site-fm": None}}
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
@@ -201,3 +205,96 @@ def test_a_twin_stays_at_its_own_address_when_it_reboots(tmp_path):
             time.sleep(0.02)  # down for the reboot gap, then up again
         assert not device.down and device.address == address
         assert admin(device).get("/system/alive", token=None).status_code == 200
+
+
+# -- backups and state files as untrusted input (issue 42, part 6) -------------------------------
+@pytest.mark.parametrize("change, field", [
+    (lambda doc: doc.update(system={}), "field system.network is missing"),
+    (lambda doc: doc["system"].update(time={"ntp": "yes", "ntp_servers": [], "timezone": "UTC"}),
+     "field system.time.ntp must be true or false"),
+    (lambda doc: doc["config"].update(alert_profiles=[{"errors": {}}]), "field config.alert_profiles[0].name is missing"),
+    (lambda doc: doc["config"]["alert_profiles"][1].update(errors={"crc_error": 3}),
+     "field config.alert_profiles[1].errors.crc_error must be an object"),
+    (lambda doc: doc["config"]["inputs"][1].update(source={"carrier_pigeon": {}}),
+     "field config.inputs[1].source must be one of"),
+    (lambda doc: doc["config"]["converters"][0].pop("asi_port"), "field config.converters[0].asi_port is missing"),
+    (lambda doc: doc.update(snapshot={"inputs": ["Mux 1"]}), "field snapshot.inputs[0] must be an object"),
+])
+def test_a_malformed_backup_is_refused_naming_the_file_and_the_field(tmp_path, change, field):
+    doc = json.loads(json.dumps(TS_FORMAT_1))
+    change(doc)
+    path = write(tmp_path, "north-ts", doc)
+    with pytest.raises(twin.BackupError) as refused:
+        twin.read_backup(path)
+    assert str(refused.value).startswith(path + ": ") and field in str(refused.value)
+
+
+def test_malformed_format_2_backups_are_refused_naming_the_field(tmp_path):
+    ts = {"format": twin.FORMAT_2, "device_type": "ts_analyzer", "system": {"network": NETWORK, "time": TIME},
+          "raw": {"profiles": [], "inputs": [], "converters": [{"running": False}]}}
+    with pytest.raises(twin.BackupError, match=r"field raw.converters\[0\].port is missing"):
+        twin.read_backup(write(tmp_path, "ts", ts))
+    with pytest.raises(twin.BackupError, match=r"field raw.tuners\[0\].tuner_id must be an integer, not true"):
+        raw = {"conf": site_conf(), "tuners": [{"tuner_id": True}]}
+        twin.read_backup(write(tmp_path, "fm", dict(fm_backup(site_conf()), raw=raw)))
+    with pytest.raises(twin.BackupError, match=r"field raw.conf is missing"):
+        twin.read_backup(write(tmp_path, "fm", dict(fm_backup(site_conf()), raw={})))
+
+
+def test_the_twin_command_refuses_a_malformed_backup_with_exit_2(tmp_path):
+    """An analyzer backup with ``system: {}``: exit 2 naming the file and the field, no traceback."""
+    path = write(tmp_path, "north-ts", dict(TS_FORMAT_1, system={}))
+    refused = subprocess.run(command("twin", path, "--address", "127.21.41.1", "--port", "0",
+                                     "--inventory", str(tmp_path / "i.yml")),
+                             env=COMMAND_ENV, capture_output=True, text=True, check=False, timeout=60)
+    assert refused.returncode == 2 and "%s: field system.network is missing" % path in refused.stderr, refused.stderr
+    assert "Traceback" not in refused.stderr and not (tmp_path / "i.yml").exists()
+
+
+def test_a_backup_is_never_its_twins_state_file(tmp_path):
+    """The backup given is <state-dir>/<host>.json: refused (exit 2) before anything reads it as
+    saved state or writes to it."""
+    path = write(tmp_path, "north-ts", dict(TS_FORMAT_1, active_address="0.0.0.0", state={}))
+    before = (tmp_path / "north-ts.json").read_bytes()
+    refused = subprocess.run(command("twin", path, "--state-dir", str(tmp_path), "--address", "127.21.42.1",
+                                     "--port", "0", "--inventory", str(tmp_path / "i.yml")),
+                             env=COMMAND_ENV, capture_output=True, text=True, check=False, timeout=60)
+    assert refused.returncode == 2 and "the twin's state file in --state-dir would be this backup" in refused.stderr
+    assert (tmp_path / "north-ts.json").read_bytes() == before and not (tmp_path / "i.yml").exists()
+
+
+@pytest.mark.parametrize("saved, message", [
+    (TS_FORMAT_1, "not a state file of the simulator (a device_backup document is not one)"),
+    ({"active_address": "0.0.0.0", "state": {}}, "field active_address: refusing non-loopback address '0.0.0.0'"),
+    ({"active_address": "127.21.43.9", "state": []}, "field state must be an object"),
+])
+def test_a_file_in_the_state_dir_is_read_as_untrusted_input(tmp_path, saved, message):
+    """A copy of the backup (or any file) in --state-dir under the twin's name is not resumed
+    from: refused with exit 2, the file untouched, nothing bound."""
+    backups, state_dir = tmp_path / "backups", tmp_path / "state"
+    backups.mkdir()
+    state_dir.mkdir()
+    path = write(backups, "north-ts", TS_FORMAT_1)
+    planted = state_dir / "north-ts.json"
+    planted.write_text(json.dumps(saved))
+    before = planted.read_bytes()
+    refused = subprocess.run(command("twin", path, "--state-dir", str(state_dir), "--address", "127.21.43.1",
+                                     "--port", "0", "--inventory", str(tmp_path / "i.yml")),
+                             env=COMMAND_ENV, capture_output=True, text=True, check=False, timeout=60)
+    assert refused.returncode == 2 and "%s: " % planted in refused.stderr and message in refused.stderr, refused.stderr
+    assert "ready:" not in refused.stdout and planted.read_bytes() == before
+
+
+def test_no_device_binds_a_non_loopback_address_whatever_its_source():
+    """The check is where a device binds, not only where the command reads --address."""
+    from bm_simulator.ts import TsAnalyzer
+
+    device = TsAnalyzer("stray", "0.0.0.0", 0)
+
+    async def start():
+        try:
+            await device.start()
+        finally:
+            await device.stop()
+    with pytest.raises(ValueError, match="stray: refusing non-loopback address '0.0.0.0'"):
+        asyncio.run(start())

@@ -166,14 +166,37 @@ def test_firmware_without_reboot_leaves_the_new_version_pending(play, sim, upgra
     assert Api(device).firmware_version() == "2.4.1"
 
 
-@pytest.mark.parametrize("label, reason", [("unsigned", "not signed"), ("tampered", "altered bundle")])
-def test_firmware_refused_bundle_leaves_the_device_unchanged(play, sim, fresh, bundles, label, reason):
+def test_firmware_refused_bundle_leaves_the_device_unchanged(play, sim, fresh, bundles):
+    """An unsigned bundle: only the device can tell (the controller has no key); it refuses it."""
     device = fresh("fm-002")
-    result = play.run([task("device_firmware", device, path=bundles[label], reboot_timeout=10)], device.name)[0]
+    result = play.run([task("device_firmware", device, path=bundles["unsigned"], reboot_timeout=10)], device.name)[0]
     assert result["failed"] is True
-    assert "the device refused the bundle" in result["msg"] and reason in result["msg"]
+    assert "the device refused the bundle" in result["msg"] and "not signed" in result["msg"]
     assert "as the vendor signed it" in result["msg"] and "correct the parameter" not in result["msg"]
     assert Api(device).firmware_version() == "1.0.0"
+
+
+@pytest.mark.parametrize("check", [True, False])
+def test_firmware_refuses_an_altered_bundle_before_any_upload(play, sim, fresh, bundles, tmp_path, check):
+    """Issue 43: an image that does not match the sha256 its sw-description lists, or one it lists and
+    the bundle lacks, is refused on the controller, in check mode too: nothing reaches the device."""
+    device = fresh("ts-002")
+    good = swu.cpio_unpack(open(bundles["good"], "rb").read())
+    lacking = tmp_path / "lacking.swu"
+    lacking.write_bytes(swu.cpio_pack(good[:-1]))  # sw-description and its signature, no image
+    for path, problem in ((bundles["tampered"], "its image rootfs.img does not match the sha256 its sw-description"
+                           " lists (altered after it was made)"),
+                          (str(lacking), "it lacks the image rootfs.img its sw-description lists")):
+        result = play.run([task("device_firmware", device, path=path, reboot_timeout=10)], device.name,
+                          check=check)[0]
+        assert result["failed"] is True, result
+        assert result["msg"].startswith("bundle %s refused, nothing was uploaded: path: the bundle %s (version 2.4.1):"
+                                        " %s" % (path, path, problem)), result["msg"]
+        assert result["refused_bundle"] == {"path": path, "version": "2.4.1", "target": list(swu.MODELS.values())}
+        assert result["current_version"] == "1.0.0" and result["device_model"] == device.MODEL
+    assert uploads(sim, device) == [] and write_log(sim, device) == []
+    ok(play.run([task("device_firmware", device, path=bundles["good"], reboot_timeout=30)], device.name,
+                check=check)[0])  # the same bundle unaltered goes through
 
 
 @pytest.mark.parametrize("name", ["ts-002", "fm-002"])  # rebooting by itself / rebooted by the module

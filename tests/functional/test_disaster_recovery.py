@@ -13,6 +13,7 @@ import json
 
 import pytest
 
+from bm_simulator import swu
 from bm_simulator.fleet import running_fleet
 
 from .conftest import connection
@@ -25,15 +26,21 @@ T2MI = {"t2mi": {"stream_id": 3, "service_id": 17, "elementary_stream_pid": 4097
 RF = {"rf": {"mode": 2, "frequency": 650000000, "bandwidth": 8, "plp_id": 1}}
 
 
-# The devices' open choices a restore must survive: unknown fields refused or kept, and an FM
-# monitor whose GET /conf leaves settings out (they come back through their own endpoints).
-VARIANTS = [("refuse", "complete"), ("keep", "complete"), ("refuse", "partial")]
+# The devices' open choices a restore must survive: unknown fields refused or kept, an FM
+# monitor whose GET /conf leaves settings out (they come back through their own endpoints), and
+# a factory reset that keeps the installed firmware or goes back to the factory version (the
+# documents say neither). Each choice is met by both device types, in three fleets rather than
+# every combination (CI time).
+VARIANTS = [("refuse", "complete", "kept"), ("keep", "complete", "factory"), ("refuse", "partial", "kept")]
+#: the firmware the units run when backed up: not the factory version
+FIELD_FIRMWARE = "2.4.1"
 
 
 @pytest.fixture(scope="module", params=VARIANTS, ids=["-".join(v) for v in VARIANTS])
 def sim(request):
-    unknown_fields, fm_conf = request.param
-    with running_fleet(ts=1, fm=1, time_scale=0.02, unknown_fields=unknown_fields, fm_conf=fm_conf) as runner:
+    unknown_fields, fm_conf, reset_firmware = request.param
+    with running_fleet(ts=1, fm=1, time_scale=0.02, unknown_fields=unknown_fields, fm_conf=fm_conf,
+                       factory_reset_firmware=reset_firmware) as runner:
         runner.keeps = unknown_fields == "keep"
         runner.fm_conf = fm_conf
         yield runner
@@ -198,6 +205,7 @@ def test_device_after_reset_and_restore_answers_as_before(play, sim, tmp_path, k
         pytest.skip("a partial /conf is an FM monitor variant; the analyzer has no /conf")
     device = sim.fleet.of_kind(kind)[0]
     sim.call(device.reset)
+    sim.call(lambda: device.state.update(firmware_version=FIELD_FIRMWARE))  # a unit upgraded in the field
     api = Api(device)
     CONFIGURE[kind](api, sim.keeps)
     api.reboot()  # settings pending until a reboot (hostname, network, logging) are in effect
@@ -213,6 +221,17 @@ def test_device_after_reset_and_restore_answers_as_before(play, sim, tmp_path, k
     api = Api(device)
     factory.write_text(json.dumps(ANSWERS[kind](api), indent=1, sort_keys=True))
     assert differences(before, json.loads(factory.read_text())), "the factory reset changed nothing"
+    if device.factory_reset_firmware == "factory":  # firmware first (guide_disaster_recovery.rst)
+        assert api.firmware_version() == device.FACTORY_FIRMWARE
+        written = len(sim.call(device.writes))
+        refused = play.run([module("device_restore", device, src=str(saved))], device.name)[0]
+        assert refused.get("failed") is True and FIELD_FIRMWARE in refused["msg"], refused
+        assert refused.get("changed") is not True and len(sim.call(device.writes)) == written
+        bundle = tmp_path / "field.swu"
+        bundle.write_bytes(swu.build(FIELD_FIRMWARE))
+        upgrade = play.run([module("device_firmware", device, path=str(bundle), reboot_timeout=30)], device.name)[0]
+        assert upgrade.get("failed") is not True and upgrade["changed"] is True, upgrade
+    assert api.firmware_version() == FIELD_FIRMWARE
 
     rule, section = HALFWAY[kind]
     sim.call(device.faults.add, rule)

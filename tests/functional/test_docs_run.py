@@ -17,6 +17,7 @@ blocks, the test gives only what SUBSTITUTED and PROVIDED list.
 import glob
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -35,6 +36,8 @@ DOCUMENTS = ["README.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(o
 SUBSTITUTED = {"/tmp/inv.yml": "simulator-inventory.yml"}
 # Files the documents assume the user has: the vendor's signed firmware bundle.
 PROVIDED = {"analyzer-2.4.1.swu": lambda: swu.build("2.4.1")}
+# this tree's simulator for bm-simulator, whichever copy the venv has installed (the Makefile's SIMULATOR)
+SIMULATOR = os.path.join(ROOT, "simulator", "src")
 MARKER = re.compile(r"(run|file \S+|not run: \S.*)$", re.DOTALL)
 
 
@@ -105,11 +108,14 @@ def fleet():
 
 
 def hosts_for_fleet(text, fleet):
-    """The hosts file shown, with each host's address and port replaced by a simulated device's."""
+    """The hosts file shown, with each host's address and port replaced by a simulated device's
+    (the n-th host of a device type gets the n-th device of that type)."""
     data = yaml.safe_load(text)
+    taken = set()
     for group in data["all"]["children"].values():
         for hostvars in group["hosts"].values():
-            device = next(d for d in fleet.fleet.devices if d.kind == hostvars["device_type"])
+            device = next(d for d in fleet.fleet.devices if d.kind == hostvars["device_type"] and d.name not in taken)
+            taken.add(device.name)
             hostvars.update(ansible_host=device.address, device_port=device.port)
     return yaml.safe_dump(data, sort_keys=False)
 
@@ -137,7 +143,7 @@ def test_readme_and_guides_run_as_written(fleet, collections_path, tmp_path):
     base = {k: v for k, v in os.environ.items() if not k.startswith("ANSIBLE_") and k not in ("PYTHONPATH",
                                                                                               "BROADCAST_MONITORING_PASSWORD")}
     base.update(PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"], ANSIBLE_NOCOLOR="1",
-                ANSIBLE_COLLECTIONS_PATH=collections_path)
+                ANSIBLE_COLLECTIONS_PATH=collections_path, PYTHONPATH=SIMULATOR)
     ran = []
     try:
         run_documents(fleet, workdir, base, ran)
@@ -156,20 +162,50 @@ def run_documents(fleet, workdir, base, ran):
         environment = dict(base)
         if document != "README.md":  # the guides go on in the shell the README set up (its read -rs)
             environment["BROADCAST_MONITORING_PASSWORD"] = "admin"
-        for line, marker, block in blocks(document):
-            where = "%s:%d" % (document, line)
-            if marker.startswith("file "):
-                target = workdir / marker[len("file "):]
-                shown = yaml.safe_load(block) if target.suffix == ".yml" else None
-                is_hosts = isinstance(shown, dict) and "children" in shown.get("all", {})
-                target.write_text(hosts_for_fleet(block, fleet) if is_hosts else block)
-            elif marker == "run":
-                proc, environment = run_block(commands(block), workdir, environment)
-                output = proc.stdout + proc.stderr
-                leak_watch(fleet, output)
-                assert proc.returncode == 0, "%s failed as written:\n%s" % (where, output[-6000:])
-                assert "Unable to parse" not in output and "[WARNING]" not in output, "%s warns:\n%s" % (where, output)
-                ran.append(where)
+        run_document(fleet, workdir, document, environment, ran)
+
+
+def run_document(fleet, workdir, document, environment, ran, after_block=None):
+    """The blocks of ``document`` in order; ``after_block(line)`` runs after each one."""
+    for line, marker, block in blocks(document):
+        where = "%s:%d" % (document, line)
+        if marker.startswith("file "):
+            target = workdir / marker[len("file "):]
+            shown = yaml.safe_load(block) if target.suffix == ".yml" else None
+            is_hosts = isinstance(shown, dict) and "children" in shown.get("all", {})
+            target.write_text(hosts_for_fleet(block, fleet) if is_hosts else block)
+        elif marker == "run":
+            rehearsal = is_rehearsal(block)
+            if rehearsal:
+                clear_requests(fleet)
+            proc, environment = run_block(commands(block), workdir, environment)
+            output = proc.stdout + proc.stderr
+            if rehearsal:
+                assert units_contacted(fleet) == {}, "%s, a rehearsal on twins, reached units:\n%s" % (
+                    where, output[-6000:])
+            leak_watch(fleet, output)
+            assert proc.returncode == 0, "%s failed as written:\n%s" % (where, output[-6000:])
+            assert "Unable to parse" not in output and "[WARNING]" not in output, "%s warns:\n%s" % (where, output)
+            ran.append(where)
+        if after_block:
+            after_block(line)
+
+
+def is_rehearsal(block):
+    """A block that runs on the twin guide's rehearsal inventory: it must send nothing to any
+    simulated unit of the fleet (the twins are another simulator, the guide's bm-simulator twin)."""
+    return "-i rehearsal" in commands(block)
+
+
+def clear_requests(fleet):
+    for device in fleet.fleet.devices:
+        fleet.call(device.requests.clear)
+
+
+def units_contacted(fleet):
+    """{unit: requests} of the fleet's units that received any request since clear_requests."""
+    received = {device.name: fleet.call(lambda device=device: list(device.requests)) for device in fleet.fleet.devices}
+    return {name: requests for name, requests in received.items() if requests}
 
 
 def stop_what_blocks_left_running(workdir):
@@ -181,3 +217,56 @@ def stop_what_blocks_left_running(workdir):
             os.kill(int(path.read_text().strip()), signal.SIGTERM)
         except (ValueError, ProcessLookupError):
             pass
+
+
+TWIN_GUIDE = os.path.join("docs", "docsite", "rst", "guide_twin.rst")
+
+
+@pytest.fixture
+def units():
+    """Units in production: the README's two, and ts-studio-b, which gets no twin."""
+    with running_fleet(ts=2, fm=1, time_scale=0.02) as runner:
+        yield runner
+
+
+def test_twin_guide_rehearses_without_reaching_a_unit(units, collections_path, tmp_path):
+    """Issue 43 item 1: the twin guide run as written where the user's inventory holds a unit
+    that gets no twin (ts-studio-b). No block that runs on the rehearsal inventory sends any
+    request to any unit; the form the guide used to give (the user's inventory, then the twins'
+    hosts file) is refused by the roles for the unit without a twin, before any request to it."""
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    for name in (".venv", "build", "playbooks"):
+        (workdir / name).symlink_to(os.path.join(ROOT, name))
+    shutil.copytree(os.path.join(ROOT, "playbooks", "inventory"), str(workdir / "my-inventory"))  # the README's cp -r
+    shown = next(block for line, marker, block in blocks("README.md") if marker == "file my-inventory/hosts.yml")
+    hosts = yaml.safe_load(shown)
+    hosts["all"]["children"]["ts_analyzers"]["hosts"]["ts-studio-b"] = {"device_type": "ts_analyzer"}
+    (workdir / "my-inventory" / "hosts.yml").write_text(hosts_for_fleet(yaml.safe_dump(hosts), units))
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("ANSIBLE_") and k != "PYTHONPATH"}
+    environment.update(PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"], ANSIBLE_NOCOLOR="1",
+                       ANSIBLE_COLLECTIONS_PATH=collections_path, BROADCAST_MONITORING_PASSWORD="admin",
+                       PYTHONPATH=SIMULATOR)
+    twins_started = next(line for line, marker, block in blocks(TWIN_GUIDE) if "bm-simulator twin " in block)
+    refused = []
+
+    def mixed_inventories_are_refused(line):
+        if line != twins_started:
+            return
+        clear_requests(units)
+        proc, unused = run_block("ansible-playbook -i my-inventory -i rehearsal/hosts.yml playbooks/site.yml "
+                                 "-e broadcast_monitoring_password=admin\n", workdir, environment)
+        output = proc.stdout + proc.stderr
+        assert units_contacted(units) == {}, output
+        assert proc.returncode != 0 and "ts-studio-b is a unit, not a twin" in output, output
+        assert re.search(r"fm-tx-north\s+: ok=\d+\s+changed=[1-9]", output), output  # the twins did run
+        refused.append(line)
+
+    ran = []
+    try:
+        run_document(units, workdir, TWIN_GUIDE, environment, ran, after_block=mixed_inventories_are_refused)
+    finally:
+        stop_what_blocks_left_running(workdir)
+    rehearsals = ["%s:%d" % (TWIN_GUIDE, line) for line, marker, block in blocks(TWIN_GUIDE)
+                  if marker == "run" and is_rehearsal(block)]
+    assert refused and len(rehearsals) >= 4 and set(rehearsals) <= set(ran), (refused, rehearsals, ran)

@@ -354,3 +354,47 @@ def test_device_text_in_the_onboarded_files_is_never_a_template(collections_path
         assert [i["name"] for i in ts_api.call("GET", "/inputs")] == [hostile]
         assert fm_api.call("GET", "/tuner/3")["name"] == hostile
         assert [fleet.call(device.writes) for device in (analyzer, monitor)] == [[], []]
+
+
+def test_onboarding_can_lift_what_a_group_shares_into_its_group_vars(hand_configured, collections_path, inventory,
+                                                                     tmp_path):
+    """Issue 43: with onboard_group_vars=true, a variable every device of a group has alike goes once
+    into group_vars/<group>/onboarded.yml (device text still !unsafe) and out of the host_vars files;
+    each device's variables are those of a plain onboarding, and site.yml changes nothing."""
+    fleet = hand_configured
+    names = [device.name for device in fleet.fleet.devices]
+    for device in fleet.fleet.devices:  # one setting alike on every device of each group
+        if device.kind == "ts_analyzer":
+            Api(device, FLEET_PASSWORD).call("POST", "/system/log/settings", {"level": "warning", "remote_syslog": {
+                "enabled": True, "server": "192.0.2.10", "port": 514}})
+        else:
+            Api(device, FLEET_PASSWORD).call("POST", "/conf/log", {"level": "warning", "enable_rsyslog": True,
+                                                                   "rsyslog_server": "192.0.2.10"})
+    plain, grouped = tmp_path / "plain" / "inventory", tmp_path / "grouped" / "inventory"
+    for directory in (plain, grouped):
+        (directory / "group_vars" / "all").mkdir(parents=True)
+        (directory / "hosts.yml").write_text((inventory / "hosts.yml").read_text())
+        (directory / "group_vars" / "all" / "vault.yml").write_text((inventory / "group_vars" / "all" / "vault.yml").read_text())
+        (directory.parent / "vault-password").write_text(VAULT_PASSWORD + "\n")
+    code, output = run(fleet, collections_path, plain, "onboard.yml", "-e", "onboard_dir=%s" % plain)
+    assert code == 0, output
+    assert not (plain / "group_vars" / "ts_analyzers").exists()  # only when asked
+    code, output = run(fleet, collections_path, grouped, "onboard.yml", "-e", "onboard_dir=%s" % grouped,
+                       "-e", "onboard_group_vars=true")
+    assert code == 0, output
+    shared = {group: load_vars(grouped / "group_vars" / group / "onboarded.yml") for group in ("ts_analyzers", "fm_monitors")}
+    assert {"ts_analyzer_logging"} <= set(shared["ts_analyzers"]) and {"fm_monitor_logging"} <= set(shared["fm_monitors"])
+    assert "ts_analyzer_inputs" not in shared["ts_analyzers"]  # each analyzer has its own
+    assert "!unsafe" in (grouped / "group_vars" / "ts_analyzers" / "onboarded.yml").read_text()
+    for name in names:
+        group = shared["ts_analyzers" if name.startswith("ts-") else "fm_monitors"]
+        own = load_vars(grouped / "host_vars" / (name + ".yml"))
+        assert not set(own) & set(group), (name, set(own) & set(group))
+        assert dict(group, **own) == load_vars(plain / "host_vars" / (name + ".yml")), name
+    clear(fleet)
+    code, output = run(fleet, collections_path, grouped, "site.yml", *PURGE)
+    assert code == 0, output
+    assert all(counts["changed"] == 0 and counts["failed"] == 0 for counts in recap(output).values()), output
+    code, output = run(fleet, collections_path, grouped, "onboard.yml", "-e", "onboard_dir=%s" % grouped,
+                       "-e", "onboard_group_vars=true")
+    assert code == 0 and all(counts["changed"] == 0 for counts in recap(output).values()), output

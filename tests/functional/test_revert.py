@@ -150,3 +150,112 @@ def test_a_rollout_with_a_regression_restores_the_configuration_before_the_upgra
     assert "the firmware stays at 2.4.1" in output and "The rollout stops here." in output
     assert after == before
     assert sim.call(lambda: list(untouched.requests)) == []
+
+
+#: the SNMP part (written before the inputs) changes, then the inputs' write is answered 500
+FAILING_CHANGE = {"ts_analyzer_revert_on_regression": True,
+                  "ts_analyzer_snmp": {"trap_addresses": ["192.0.2.101:162"]},
+                  "ts_analyzer_inputs": [{"name": "News", "source": {"multicast": {"address": "239.1.1.9", "port": 5000}},
+                                          "alert_profile": "Quiet"}]}
+INPUTS_WRITE_FAILS = {"kind": "error", "count": 1, "method": "write", "path": "/api/inputs"}
+
+
+def pre_change_backup(tmp_path, output):
+    backups = list((tmp_path / "pre-change").iterdir())
+    assert len(backups) == 1 and str(backups[0]) in output.replace("\n", ""), output
+    return backups[0]
+
+
+def test_a_change_that_fails_part_way_is_reverted_naming_what_failed_and_what_was_restored(
+        sim, collections_path, tmp_path, analyzer):
+    device, api = analyzer
+    before = raw_analyzer(api)
+    sim.call(device.faults.add, INPUTS_WRITE_FAILS)
+    code, output, counts = site(sim, collections_path, tmp_path, "ts-002", FAILING_CHANGE)
+    assert code != 0 and counts["ts-002"]["failed"] == 1, output
+    flat = " ".join(output.split())
+    assert "the change failed part-way: inputs:" in flat and "applied before it: snmp (changed)" in flat, output
+    assert "Reverted (ts_analyzer_revert_on_regression)" in flat and "(sections written: snmp)" in flat, output
+    assert "what worked before the change works again" in flat, output
+    pre_change_backup(tmp_path, output)
+    assert raw_analyzer(api) == before
+
+
+def test_a_failed_change_on_a_device_that_is_gone_names_the_backup(sim, collections_path, tmp_path, analyzer):
+    """The device stops answering once the inputs' write has failed: the restore cannot run,
+    and the failure names the pre-change backup to restore."""
+    device, api = analyzer
+    snmp_before = api.get("/snmp/settings")
+    sim.call(device.faults.add, INPUTS_WRITE_FAILS)
+    done = threading.Event()
+
+    def gone_after_the_failed_write():
+        while not done.wait(0.02):
+            if any(r["status"] == 500 for r in sim.call(lambda: list(device.requests))):
+                sim.call(device.faults.add, {"kind": "drop", "seconds": 120})
+                return
+    watcher = threading.Thread(target=gone_after_the_failed_write, daemon=True)
+    watcher.start()
+    try:
+        code, output, counts = site(sim, collections_path, tmp_path, "ts-002", FAILING_CHANGE)
+    finally:
+        done.set()
+        watcher.join()
+        sim.call(device.faults.replace, [])
+    assert code != 0 and counts["ts-002"]["failed"] == 1, output
+    flat = " ".join(output.split())
+    assert "the change failed part-way (inputs:" in flat and "the revert did not complete" in flat, output
+    saved = json.loads(pre_change_backup(tmp_path, output).read_text())
+    assert api.get("/snmp/settings") != snmp_before  # not restored: the device was gone
+    assert "192.0.2.101:162" not in json.dumps(saved) and "192.0.2.100:162" in json.dumps(saved)
+
+
+def test_a_change_refused_by_its_plan_is_not_restored(sim, collections_path, tmp_path, analyzer):
+    """Nothing was written: the device fails with the plan's message, and no restore runs."""
+    device, api = analyzer
+    sim.call(device.requests.clear)
+    code, output, counts = site(sim, collections_path, tmp_path, "ts-002", dict(
+        FAILING_CHANGE, ts_analyzer_inputs=[dict(FAILING_CHANGE["ts_analyzer_inputs"][0], alert_profile="Missing")]))
+    assert code != 0 and counts["ts-002"]["failed"] == 1, output
+    assert "nothing was written" in output and "Reverted" not in output and "sections written" not in output, output
+    assert [r for r in sim.call(device.writes) if r["path"].startswith(("/api/snmp", "/api/inputs"))] == []
+
+
+def test_a_change_that_fails_before_it_runs_fails_with_its_own_message(sim, collections_path, tmp_path, analyzer):
+    """A role variable the role does not know stops the apply before any part runs: the device
+    fails with that message, and no restore runs."""
+    device, api = analyzer
+    sim.call(device.requests.clear)
+    code, output, counts = site(sim, collections_path, tmp_path, "ts-002", dict(FAILING_CHANGE, ts_analyzer_inptus=[]))
+    assert code != 0 and counts["ts-002"]["failed"] == 1, output
+    assert "ts_analyzer_inptus" in output and "Reverted" not in output and "sections written" not in output, output
+    assert [r for r in sim.call(device.writes) if r["path"].startswith(("/api/snmp", "/api/inputs"))] == []
+
+
+def test_without_the_option_a_failed_change_is_not_reverted(sim, collections_path, tmp_path, analyzer):
+    device, api = analyzer
+    sim.call(device.faults.add, INPUTS_WRITE_FAILS)
+    change = {key: value for key, value in FAILING_CHANGE.items() if key != "ts_analyzer_revert_on_regression"}
+    code, output, counts = site(sim, collections_path, tmp_path, "ts-002", change)
+    assert code != 0 and counts["ts-002"]["failed"] == 1 and counts["ts-002"]["ignored"] == 0, output
+    assert "applied before it: snmp (changed)" in " ".join(output.split())
+    assert "192.0.2.101:162" in api.get("/snmp/settings")["trap_addresses"]
+    assert not (tmp_path / "pre-change").exists()
+
+
+def test_an_fm_change_that_fails_part_way_is_reverted(sim, collections_path, tmp_path):
+    """The monitor's time zone is written, then the tuner's write is answered 500: the time zone
+    goes back."""
+    device = sim.fleet.by_name("fm-002")
+    sim.call(device.reset)
+    stations = sorted(f for f, s in device.band.items() if s["rssi"] >= 30)
+    zone = sim.call(lambda: device.state["datetime"]["timezone"])
+    sim.call(device.faults.add, {"kind": "error", "count": 1, "method": "write", "path": "/api/tuner"})
+    code, output, counts = site(sim, collections_path, tmp_path, "fm-002", {
+        "fm_monitor_revert_on_regression": True, "fm_monitor_time": {"timezone": "2"},
+        "fm_monitor_tuners": [{"tuner_id": 0, "frequency": stations[1]}]})
+    flat = " ".join(output.split())
+    assert code != 0 and counts["fm-002"]["failed"] == 1, output
+    assert "the change failed part-way: tuners:" in flat and "applied before it: time (changed)" in flat, output
+    assert "Reverted (fm_monitor_revert_on_regression)" in flat, output
+    assert sim.call(lambda: device.state["datetime"]["timezone"]) == zone

@@ -58,10 +58,12 @@ def test_rollout_halts_at_the_refused_bundle_and_leaves_the_rest_untouched(fleet
     assert Api(devices[0]).firmware_version() == "2.4.1"
     assert hosts["ts-001"]["failed"] == 0 and hosts["ts-001"]["changed"] >= 1, output
     assert hosts["ts-002"]["failed"] == 1, output
-    assert "the device refused the bundle" in output and "altered bundle" in output
+    # refused on the controller, by the checksums of its sw-description, before the backup and any upload
+    assert "bundle %s refused, nothing was uploaded" % tampered in output, output
+    assert "its image rootfs.img does not match the sha256 its sw-description lists" in output, output
     assert Api(devices[1]).firmware_version() == "1.0.0"
-    assert sorted(name.rsplit("-", 1)[0] for name in os.listdir(backups / "pre-upgrade")) == [
-        "ts-001-1.0.0", "ts-002-1.0.0"]
+    assert [r for r in fleet.call(lambda: list(devices[1].requests)) if r["path"] == "/api/system/upgrade"] == []
+    assert sorted(name.rsplit("-", 1)[0] for name in os.listdir(backups / "pre-upgrade")) == ["ts-001-1.0.0"]
     for device in devices[2:]:
         assert device.name not in hosts, output  # never reached
         assert fleet.call(lambda d=device: list(d.requests)) == []  # not even a login
@@ -204,7 +206,16 @@ def test_rollout_refuses_a_wrong_type_bundle_and_a_downgrade_before_any_upload(m
                                           extra_vars={"broadcast_monitoring_password": "admin",
                                                       "firmware_rollout_hosts": "fm-001"})
         assert code != 0 and hosts["fm-001"]["failed"] == 1, output
-        assert "is for TSA-4, and this device is a FMM-8 FM Monitoring Receiver" in output, output
+        assert "fm-001: bundle %s refused, nothing was uploaded: path: the bundle %s (version 2.4.1) is for TSA-4," \
+            " and this device is a FMM-8 FM Monitoring Receiver" % (analyzer, analyzer) in output, output
+        if not check:  # the report names the bundle and the firmware the device runs
+            report = json.loads((reports / "firmware_rollout.json").read_text())
+            assert report["bundles"] == ["analyzer-2.4.1.swu"], report
+            assert [(d["host"], d["status"], d["bundle"], d["firmware_before"]) for d in report["devices"]] == [
+                ("fm-001", "bundle refused", "analyzer-2.4.1.swu", "1.0.0")], report
+            markdown = (reports / "firmware_rollout.md").read_text()
+            assert "bundles: analyzer-2.4.1.swu." in markdown, markdown
+            assert "| fm-001 | bundle refused | 1.0.0 |  | 0 | 0 | analyzer-2.4.1.swu |  |" in markdown, markdown
         code, output, hosts = run_rollout(mixed, collections_path, tmp_path, all_vars=settings, check=check,
                                           extra_vars={"broadcast_monitoring_password": "admin",
                                                       "firmware_rollout_hosts": "ts-002"})
@@ -215,7 +226,9 @@ def test_rollout_refuses_a_wrong_type_bundle_and_a_downgrade_before_any_upload(m
     assert mixed.call(fm.writes) == [] and mixed.call(ts.writes) == []
     assert (Api(fm).firmware_version(), Api(ts).firmware_version()) == ("1.0.0", "3.1.0")
     report = json.loads((reports / "firmware_rollout.json").read_text())
-    assert [(d["host"], d["status"]) for d in report["devices"]] == [("ts-002", "bundle refused")], report
+    assert [(d["host"], d["status"], d["bundle"], d["firmware_before"]) for d in report["devices"]] == [
+        ("ts-002", "bundle refused", "analyzer-2.4.1.swu", "3.1.0")], report
+    assert report["devices"][0]["message"].startswith("bundle %s refused" % analyzer), report
     assert "a downgrade" in report["devices"][0]["message"]
     assert not (tmp_path / "backups" / "pre-upgrade").exists() or os.listdir(tmp_path / "backups" / "pre-upgrade") == []
 

@@ -5,13 +5,14 @@ nothing and reports drift made behind the roles' back."""
 import json
 import os
 import re
+import shutil
 import time
 
 import pytest
 import yaml
 
 from .conftest import ROOT, ansible_playbook, recap
-from .device_api import Api
+from .device_api import Api, login
 
 DEVICES = ("ts-001", "ts-002", "fm-001", "fm-002")
 
@@ -100,10 +101,10 @@ def test_site_converges_idempotent_one_login_and_audit(fleet):
     report, output = audit(fleet, "-e", "ts_analyzer_purge=true")  # with purge, an undeclared input is drift too
     drift = drifted(report)
     # Issue 21 item 4: the report says what differs, field by field, as text and as data
-    assert drift["ts-001"] == {"inputs": ['update Mux 1: monitoring "stopped" -> "started",'
-                                          ' source.multicast.port 5002 -> 5000']}, output
+    assert drift["ts-001"] == {"inputs": ["update Mux 1: monitoring stopped -> started,"
+                                          " source.multicast.port 5002 -> 5000"]}, output
     assert drift["ts-002"] == {"inputs": ["delete Stray"]}, output
-    assert drift["fm-001"] == {"tuners": ["update 0: frequency 99900 -> 94800"]}, output
+    assert drift["fm-001"] == {"tuners": ["update tuner 0: frequency 99900 -> 94800"]}, output
     entry = [e for e in report["drift"]["ts-001"] if e["section"] == "inputs"][0]
     assert sorted(entry["differences"], key=lambda d: d["path"]) == [
         {"key": "Mux 1", "action": "update", "path": "monitoring", "current": "stopped", "declared": "started"},
@@ -176,8 +177,8 @@ def test_audit_of_new_devices_and_a_purged_profile_swap(fleet):
     report, output = audit(fleet, *limit, "-e", "@%s" % extra)
     drift = drifted(report)["ts-001"]
     assert drift["alert_profiles"] == ["create Contribution B", "delete Contribution"], output
-    assert drift["inputs"] == ['update Mux 1: alert_profile "Contribution" -> "Contribution B"',
-                               'update Mux 2: alert_profile "Contribution" -> "Contribution B"'], output
+    assert drift["inputs"] == ["update Mux 1: alert_profile Contribution -> Contribution B",
+                               "update Mux 2: alert_profile Contribution -> Contribution B"], output
     assert all(r["kind"] not in ("write", "action") for r in fleet.requests("ts-001"))
     for expected_changed in (1, 0):
         code, output = site(fleet, *limit, "-e", "@%s" % extra)
@@ -342,6 +343,32 @@ def test_the_example_inventory_has_no_fallback_password(fleet):
     assert all(fleet.requests(name) == [] for name in DEVICES), [fleet.requests(name) for name in DEVICES]
 
 
+def test_the_roles_set_the_passwords_declared_and_a_rotation_settles(fleet):
+    """Issue 43: ts_analyzer_passwords and fm_monitor_passwords rotate the fleet password in
+    site.yml itself: in check mode nothing is written; the run with the old password sets the
+    new ones (the user role's first); the next run, with the new password, changes nothing."""
+    new = {"admin": "Rotated-Admin-7", "user": "Rotated-User-7"}
+    passwords = fleet.workdir / "passwords.yml"
+    passwords.write_text(yaml.safe_dump({"ts_analyzer_passwords": new, "fm_monitor_passwords": new}))
+    code, output = site(fleet)  # the declared state first, so that only the passwords change below
+    assert code == 0, output
+    fleet.clear()
+    code, output = site(fleet, "--check", "-e", "@%s" % passwords)
+    assert code == 0 and all(counts["changed"] > 0 for counts in recap(output).values()), output
+    assert all(r["kind"] in ("login", "read") for name in DEVICES for r in fleet.requests(name))
+    code, output = site(fleet, "-e", "@%s" % passwords)
+    assert code == 0 and all(counts["changed"] > 0 for counts in recap(output).values()), output
+    for name in DEVICES:
+        device = fleet.sim.fleet.by_name(name)
+        assert login(device, new["admin"]).status_code == 200 and login(device, new["user"], "user").status_code == 200
+        assert login(device, "admin").status_code != 200, name
+    fleet.clear()
+    code, output = fleet.playbook(os.path.join(ROOT, "playbooks", "site.yml"), "-e", "@%s" % passwords,
+                                  password=new["admin"])
+    assert code == 0 and all(counts["changed"] == 0 for counts in recap(output).values()), output
+    assert not [r for name in DEVICES for r in fleet.requests(name) if r["kind"] in ("write", "action")]
+
+
 def test_site_in_batches_stops_at_the_first_failed_device(fleet):
     """site_serial and site_max_fail_percentage (the guide's batches): ts-001 refuses the login,
     so its batch fails and ts-002, in the next batch, is never contacted."""
@@ -355,8 +382,30 @@ def test_site_in_batches_stops_at_the_first_failed_device(fleet):
     finally:
         fleet.sim.call(first.reset)
     assert code != 0 and "Wrong credentials" in output, output
-    assert output.count("PLAY [TS analyzers]") == 1, output  # the second batch never started
+    assert output.count("PLAY [TS analyzers and FM monitors]") == 1, output  # the second batch never started
     assert contacted["ts-001"] and contacted["ts-002"] == [], contacted
+
+
+def test_a_mistake_in_one_device_types_group_vars_does_not_stop_the_other_type(fleet):
+    """Issue 43 item 4: a misspelt variable in the analyzers' group_vars fails every analyzer;
+    site.yml still brings the FM monitors to their declared state in the same run."""
+    inventory = fleet.workdir / "inventory"
+    shutil.copytree(os.path.join(ROOT, "playbooks", "inventory"), str(inventory))
+    shutil.copy(str(fleet.hosts), str(inventory / "hosts.yml"))
+    with open(inventory / "group_vars" / "ts_analyzers.yml", "a", encoding="utf-8") as handle:
+        handle.write("ts_analyzer_inptus: []  # misspelt\n")
+    fleet.clear()
+    proc = ansible_playbook(fleet.sim, fleet.collections_path, fleet.workdir,
+                            ["-i", str(inventory), os.path.join(ROOT, "playbooks", "site.yml")],
+                            env={"BROADCAST_MONITORING_PASSWORD": "admin"})
+    counts = recap(proc.output)
+    assert proc.returncode != 0 and "ts_analyzer_inptus" in proc.output, proc.output
+    assert set(counts) == set(DEVICES), proc.output
+    assert all(counts[name]["failed"] == 1 for name in ("ts-001", "ts-002")), counts
+    assert all(counts[name]["failed"] == 0 and counts[name]["changed"] > 0 for name in ("fm-001", "fm-002")), counts
+    for name in ("fm-001", "fm-002"):
+        tuners = fleet.sim.call(lambda name=name: fleet.sim.fleet.by_name(name).state["tuners"])
+        assert "Radio One" in json.dumps(tuners), (name, tuners)
 
 
 def _tuner_states(fleet, name):
@@ -386,7 +435,7 @@ def test_a_purge_leaves_a_scheduled_tuner_in_the_state_its_schedule_gives_now(fl
     fleet.clear()
     report, output = audit(fleet, *limit, *no_time, "-e", "fm_monitor_purge=true")
     drift = drifted(report)["fm-001"]
-    assert drift == {"schedules": ["update 0: active false -> true"]}, output
+    assert drift == {"schedules": ["update tuner 0: active false -> true"]}, output
     code, output = site(fleet, *limit, *no_time, "-e", "fm_monitor_purge=true")
     assert code == 0, output
     assert _tuner_states(fleet, "fm-001")[0] == (1, True), output
@@ -398,7 +447,8 @@ def test_a_purge_leaves_a_scheduled_tuner_in_the_state_its_schedule_gives_now(fl
     api.post("/tuner/1/schedule", {"active": False})
     api.post("/tuner/1/state", {"state": 1})
     report, output = audit(fleet, *limit, *no_time, "-e", "fm_monitor_purge=true")
-    assert drifted(report)["fm-001"] == {"schedules": ['update 1: active false -> true, operating_state "enabled" -> "sleep"']}, output
+    assert drifted(report)["fm-001"] == {
+        "schedules": ["update tuner 1: active false -> true, operating_state enabled -> sleep"]}, output
     for expected_changed in (1, 0):
         code, output = site(fleet, *limit, *no_time, "-e", "fm_monitor_purge=true")
         assert code == 0 and recap(output)["fm-001"]["changed"] == expected_changed, output
@@ -477,6 +527,86 @@ def test_audit_names_what_a_reboot_waits_for_and_lists_what_is_not_declared(flee
     report, output = audit(fleet, *limit, "-e", "ts_analyzer_purge=true")
     assert drifted(report)["ts-001"] == {"inputs": ["delete Stray"]}, output
     assert report["not_declared"] == {}, report["not_declared"]
+
+
+def test_audit_sees_every_list_entry_added_by_hand(fleet):
+    """Issue 43 item 2: a trap receiver and an SNMP listen address added by hand appear in the
+    audit as on the device and not declared (information: the role adds to the lists), and as
+    drift with purge (lists: replace); a DNS server added by hand is drift (the role sets the
+    list whole). Each difference's declared is exactly what the inventory declares, and the
+    table gives each list difference in full."""
+    limit = ("--limit", "ts-001")
+    code, output = site(fleet, *limit)
+    assert code == 0, output
+    code, output = fleet.playbook(str(_by_hand(fleet, "ts-001", [
+        {"broadcast.monitoring.ts_snmp": {"trap_addresses": ["192.0.2.77:162"], "listen_addresses": ["10.1.1.1"]}},
+        {"broadcast.monitoring.device_network": {"device_type": "ts_analyzer",
+                                                 "dns": ["192.0.2.53", "192.0.2.54", "192.0.2.99"]}},
+        {"broadcast.monitoring.device_time": {"device_type": "ts_analyzer",
+                                              "ntp_servers": ["0.pool.ntp.org", "1.pool.ntp.org", "2.pool.ntp.org"]}}])))
+    assert code == 0, output
+
+    report, output = audit(fleet, *limit)
+    assert report["not_declared"] == {"ts-001": {"snmp.trap_addresses": ["192.0.2.77:162"],
+                                                 "snmp.listen_addresses": ["10.1.1.1"]}}, report["not_declared"]
+    assert drifted(report) == {"ts-001": {"network": ["dns: remove 192.0.2.99"],
+                                          "time": ["ntp_servers: remove 2.pool.ntp.org"]}}, output
+    table = (fleet.workdir / "drift.txt").read_text()
+    assert re.search(r"^ts-001 +snmp.trap_addresses +info +on the device, not declared: 192.0.2.77:162$", table, re.M), table
+    assert re.search(r"^ts-001 +network +yes +dns: remove 192.0.2.99$", table, re.M), table
+    assert table.splitlines()[0].startswith("DEVICE") and "\\" not in output.split("Show the drift table")[1], output
+    network = next(e for e in report["drift"]["ts-001"] if e["section"] == "network")
+    assert network["differences"] == [{"key": None, "action": "update", "path": "dns",
+                                       "current": ["192.0.2.53", "192.0.2.54", "192.0.2.99"],
+                                       "declared": ["192.0.2.53", "192.0.2.54"]}], network
+
+    declared = ["192.0.2.100:162", "192.0.2.101:162"]
+    report, output = audit(fleet, *limit, "-e", json.dumps({"ts_analyzer_snmp": {"trap_addresses": declared}}))
+    snmp = next(e for e in report["drift"]["ts-001"] if e["section"] == "snmp")
+    assert snmp["details"] == ["trap_addresses: add 192.0.2.101:162"], snmp
+    assert [(d["path"], d["declared"]) for d in snmp["differences"]] == [("trap_addresses", declared)], snmp
+
+    report, output = audit(fleet, *limit, "-e", "ts_analyzer_purge_snmp=true")
+    assert drifted(report)["ts-001"]["snmp"] == ["listen_addresses: remove 10.1.1.1",
+                                                 "trap_addresses: remove 192.0.2.77:162"], output
+    assert "snmp.trap_addresses" not in report["not_declared"].get("ts-001", {}), report["not_declared"]
+
+
+def test_audit_sees_schedule_events_added_by_hand_on_days_not_declared(fleet):
+    """Issue 43 item 2: an event added by hand on a day the inventory does not declare (the
+    example schedules declare Monday to Friday) is listed as on the device and not declared,
+    named as the diff names the tuner; with purge it is drift. One on a declared day is drift."""
+    limit = ("--limit", "fm-001")
+    no_time = ("-e", '{"fm_monitor_time": null}')  # site.yml would switch NTP on and move the clock
+    code, output = site(fleet, *limit, *no_time)
+    assert code == 0, output
+    code, output = fleet.playbook(str(_by_hand(fleet, "fm-001", [{"broadcast.monitoring.fm_schedule": {"config": [
+        {"tuner_id": 0, "events": {"saturday": [{"time": "08:00", "state": "enabled"}],
+                                   "monday": [{"time": "06:00", "state": "enabled"}, {"time": "12:00", "state": "sleep"},
+                                              {"time": "22:00", "state": "sleep"}]}}]}}])))
+    assert code == 0, output
+
+    report, output = audit(fleet, *limit, *no_time)
+    assert report["not_declared"] == {"fm-001": {"schedules.events": ["tuner 0 saturday 08:00 enabled"]}}, output
+    schedules = drifted(report)["fm-001"]["schedules"]
+    assert len(schedules) == 1 and schedules[0].startswith("update tuner 0: events.monday "), schedules
+    assert "12:00" in schedules[0] and "..." not in schedules[0], schedules  # in full, never cut
+
+    report, output = audit(fleet, *limit, *no_time, "-e", "fm_monitor_purge_schedules=true")
+    assert "saturday" in " ".join(drifted(report)["fm-001"]["schedules"]), output
+    assert report["not_declared"] == {}, report["not_declared"]
+
+
+def _by_hand(fleet, name, tasks):
+    """A play that makes ``tasks`` (module: options, without the connection) on ``name`` directly."""
+    device = fleet.sim.fleet.by_name(name)
+    connection = {"host": device.address, "port": device.port, "password": "admin"}
+    play = [{"name": "Change %s by hand" % name, "hosts": "localhost", "gather_facts": False, "tasks": [
+        {"name": "By hand: %s" % module, module: dict(options, **connection)}
+        for task in tasks for module, options in task.items()]}]
+    path = fleet.workdir / "by-hand.yml"
+    path.write_text(yaml.safe_dump(play, sort_keys=False))
+    return path
 
 
 def _stray_input(fleet):

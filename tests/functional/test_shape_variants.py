@@ -1,8 +1,9 @@
 """Issue 19: the collection against the same devices shaped as another firmware might shape
 them (the simulator's ``shape`` variants, simulator/README.md): ``extra`` (a field no
 document names in every object, taken back in writes), ``reordered`` (every list answer in
-another order), ``sparse`` (null fields left out) and ``aliases`` (the other field names of the
-notes). Every writing module runs through device_state with the example inventory's
+another order), ``sparse`` (null fields left out), ``aliases`` (the other field names of the
+notes) and ``unsorted`` (a day's schedule events in another order; issue 43). ``renamed`` (the
+analyzer's DNS servers under another name) is refused clearly, by its own test. Every writing module runs through device_state with the example inventory's
 whole declared state (purge on), then again: nothing to change and nothing written; then in
 check mode: nothing written. Both info modules read every subset, and a backup taken while
 the device lists everything in another order equals one taken before."""
@@ -13,10 +14,10 @@ import pytest
 
 from bm_simulator.fleet import running_fleet
 
-from .conftest import connection, example_state
+from .conftest import Play, connection, example_state
 from .tasks import writes
 
-VARIANTS = ("extra", "reordered", "sparse", "aliases")
+VARIANTS = ("extra", "reordered", "sparse", "aliases", "unsorted")
 
 
 @pytest.fixture(scope="module", params=VARIANTS)
@@ -50,13 +51,16 @@ def test_every_writing_module_settles_and_check_mode_writes_nothing(play, sim, d
 @pytest.mark.parametrize("device_type", ["ts_analyzer", "fm_monitor"])
 def test_a_backup_does_not_depend_on_the_order_of_the_answers(play, sim, tmp_path, device_type):
     device = sim.fleet.of_kind(device_type)[0]
+    if device_type == "fm_monitor":  # a day with two events, whatever the tests before left
+        events = {"monday": [{"minute": 360, "state": 1}, {"minute": 1320, "state": 2}]}
+        sim.call(lambda: device.state["tuners"][3]["schedule"].update(active=False, events=events))
     first, second = tmp_path / "first.json", tmp_path / "second.json"
     backup = {"broadcast.monitoring.device_backup": dict(connection(device), dest=str(first))}
     assert play.run([backup], device.name)[0].get("failed") is not True
     shape = device.shape
     # the reordered device then lists everything in the documented order; the extra one keeps
     # its field (a backup holds what the device reports) and must give the same file again
-    device.shape = "documented" if shape == "reordered" else shape
+    device.shape = "documented" if shape in ("reordered", "unsorted") else shape
     try:
         out = play.run([{"broadcast.monitoring.device_backup": dict(connection(device), dest=str(second))}],
                        device.name)[0]
@@ -99,3 +103,24 @@ def test_the_compatibility_report_names_the_fields_the_collection_does_not_read(
         assert status["versions"]["fpga_ver"] and status["versions"]["streamer_ver"], status["versions"]
     else:
         assert aliases == [], aliases
+
+
+def test_dns_servers_under_another_name_are_refused_clearly(collections_path, tmp_path):
+    """Issue 43: an analyzer that names its DNS servers dns_servers (the simulator's "renamed"
+    shape; ts-analyzer-api.md does not name the system endpoints' fields). Read as no DNS servers,
+    device_network would rewrite them on every run; it fails instead, naming the field, before any
+    write, in check mode too; so does the device_state part."""
+    with running_fleet(ts=1, fm=0, time_scale=0.02, shape="renamed") as renamed:
+        device = renamed.fleet.of_kind("ts_analyzer")[0]
+        play = Play(renamed, collections_path, tmp_path)
+        network = {"broadcast.monitoring.device_network": dict(connection(device), device_type="ts_analyzer",
+                                                               dns=["192.0.2.53"])}
+        state = {"broadcast.monitoring.device_state": dict(connection(device), device_type="ts_analyzer",
+                                                           parts={"network": {"dns": ["192.0.2.53"]}})}
+        for check in (True, False):
+            for result in play.run([network, state], device.name, check=check).results:
+                text = json.dumps(result)
+                assert result.get("failed") is True, result
+                assert "GET /api/system/network" in text and "no field 'dns'" in text, result
+                assert "dns_servers instead" in text, result
+        assert writes(renamed, device) == []

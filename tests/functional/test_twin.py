@@ -12,7 +12,9 @@ built from the units' backups. Proven here:
   starts twins from backup files.
 
 The user's inventory directory (hosts, group_vars, host_vars) is used unchanged; an extra
-inventory, the one the twins write, points the hosts at the twins (the guide's way).
+inventory, the one the twins write, points the hosts at the twins. Every unit has a twin here,
+so the roles let it run; the twin guide rehearses on the twins' inventory alone, which
+test_docs_run runs with a unit that has none.
 """
 
 import json

@@ -11,6 +11,7 @@ modes take the same lock."""
 
 import json
 import os
+import pwd
 import subprocess
 import sys
 import time
@@ -268,3 +269,30 @@ def test_the_lock_file_is_per_device_and_the_default_wait_is_documented():
                 pass
     with device_lock.device_lock("x:1", 0, "a later run"):  # released when the holder is done
         pass
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making another account's folder needs root (chown)")
+@pytest.mark.parametrize("env", [DIRECT, PROCESS], ids=["direct", "process"])
+def test_a_lock_folder_another_account_made_first_does_not_block_a_write(sim, collections_path, tmp_path, ts, env):
+    """Another account made $TMPDIR/broadcast.monitoring-locks-<uid> first (which this one could not
+    remove from a sticky /tmp): a writing module still writes, and its lock is in the home
+    (~/.ansible/broadcast.monitoring-locks, README "Runs that overlap on one device")."""
+    home, tmp = tmp_path / "home", tmp_path / "tmp"
+    home.mkdir(mode=0o700)
+    tmp.mkdir()
+    tmp.chmod(0o1777)
+    taken = tmp / ("broadcast.monitoring-locks-%d" % os.getuid())
+    taken.mkdir(mode=0o777)
+    os.chown(taken, pwd.getpwnam("nobody").pw_uid, -1)
+    try:
+        proc = start(sim, collections_path, tmp_path, "taken", [
+            task("ts_snmp", ts, lists="add", trap_addresses=["10.0.6.1:162"])], ts.name,
+            env=dict(env, HOME=str(home), TMPDIR=str(tmp)))
+        (written,), output = finish(proc, tmp_path, "taken")
+        assert written.get("failed") is not True and written["changed"] is True, written
+        assert "10.0.6.1:162" in Api(ts).get("/snmp/settings")["trap_addresses"]
+        assert list(taken.iterdir()) == []
+        assert [p.name for p in (home / ".ansible" / "broadcast.monitoring-locks").iterdir()] == [
+            os.path.basename(device_lock.lock_file(device_lock.device_key(ts.address, ts.port, "http")))]
+    finally:
+        sim.call(ts.reset)

@@ -26,15 +26,31 @@ def without(obj, keys):
     return {key: value for key, value in obj.items() if key not in keys}
 
 
+def schedule_ordered(tuner):
+    """A tuner with its schedule's events of each day by minute: the document gives a day's events
+    as "an array of {minute, state}" (fm-monitor-api.md, Schedule) whose order means nothing,
+    since an event is reached when "day and minute match"; a firmware may list them in any order."""
+    schedule = tuner.get("schedule") if isinstance(tuner, dict) else None
+    if not isinstance(schedule, dict) or not isinstance(schedule.get("events"), dict):
+        return tuner
+    events = {day: sorted(listed, key=lambda e: (e.get("minute", 0), e.get("state", 0)))
+              if isinstance(listed, list) and all(isinstance(e, dict) for e in listed) else listed
+              for day, listed in schedule["events"].items()}
+    return dict(tuner, schedule=dict(schedule, events=events))
+
+
 def conf_ordered(conf):
-    """/conf as a backup holds it: its lists in a stable order (tuners by id, stations by id),
-    without a clock reading (should a device add one, it is stale at once)."""
+    """/conf as a backup holds it: its lists in a stable order (tuners by id, stations by id, a
+    day's schedule events by minute), without a clock reading (should a device add one, it is
+    stale at once)."""
     conf = dict(conf)
     if isinstance(conf.get("datetime"), dict):
         conf["datetime"] = without(conf["datetime"], ("datetime",))
     for key, field in (("tuners", "tuner_id"), ("stations", "station_id")):
         if isinstance(conf.get(key), list):
             conf[key] = sorted(conf[key], key=lambda item, f=field: item.get(f, 0))
+    if isinstance(conf.get("tuners"), list):
+        conf["tuners"] = [schedule_ordered(tuner) for tuner in conf["tuners"]]
     return conf
 
 
@@ -49,7 +65,7 @@ def backup_raw(client):
     conf = conf_ordered(client.get(CONF))
     tuners = []
     for raw in sorted(client.get(TUNERS), key=lambda t: t["tuner_id"]):
-        tuner = without(raw, TUNER_NOT_CONFIG)
+        tuner = schedule_ordered(without(raw, TUNER_NOT_CONFIG))
         if isinstance(tuner.get("stream"), dict):
             tuner["stream"] = without(tuner["stream"], ("measured_bitrate",))
         tuners.append(tuner)

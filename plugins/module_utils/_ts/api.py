@@ -10,7 +10,7 @@ documented in simulator/README.md; meeting a real device means changing this fil
 from __future__ import annotations
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._device_interface import Request, network_settings_requests
-from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, list_or_empty, where_of
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, list_or_empty, not_renamed, where_of
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import ShapeError
 
 LOGIN = ("/api/user/login", {})
@@ -599,7 +599,10 @@ NETWORK_KEYS = ("dhcp", "address", "netmask", "gateway", "dns")
 def read_network(client):
     raw = client.get(NETWORK)
     out = {key: raw.get(key) for key in NETWORK_KEYS}
-    out["dns"] = list_or_empty(raw, "dns")  # an empty list may be left out of the answer
+    # The document does not name these fields: an empty list may be left out of the answer, but
+    # DNS servers under another name are refused rather than read as none (and rewritten).
+    not_renamed(raw, "dns", ("dns", "nameserver"))
+    out["dns"] = list_or_empty(raw, "dns")
     # the saved hostname waits for a reboot like the rest of the saved settings
     out["hostname"] = raw.get("pending_hostname") or raw.get("hostname")
     return out

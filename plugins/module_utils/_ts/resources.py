@@ -467,4 +467,9 @@ def snmp(client, params, check_mode, state="merged"):
 
     if state == "gathered":
         return {"changed": False, "gathered": read()}
-    return reconcile_read_back(read, desired_from, write, check_mode, atomic=dev.SNMP_LISTS, normalise=_snmp_normalise)
+    result = reconcile_read_back(read, desired_from, write, check_mode, atomic=dev.SNMP_LISTS, normalise=_snmp_normalise)
+    if params["lists"] == "add" and isinstance(result.get("after"), dict):
+        # what the device keeps that was not given (the audit's information; drift with lists=replace)
+        result["not_declared"] = {key: [a for a in result["after"].get(key) or [] if a not in addresses]
+                                  for key, addresses in given.items()}
+    return result

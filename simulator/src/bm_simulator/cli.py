@@ -11,6 +11,7 @@ Each command's --help lists its options.
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import sys
 
@@ -82,11 +83,17 @@ def add_variant_arguments(parser):
     parser.add_argument("--shape", choices=core.SHAPES, default="documented",
                         help="how answers are shaped where the documents leave it open: as documented, with a field"
                              " no document names in every object, with every array in another order, without null"
-                             " fields, or with the other field names of the notes (default %(default)s)")
+                             " fields, with the other field names of the notes, with a schedule's events of a day"
+                             " in another order, or with the analyzer's DNS servers named dns_servers (default"
+                             " %(default)s)")
     parser.add_argument("--bundle-target", choices=("ignored", "checked"), default="ignored",
                         help="whether a device refuses a firmware bundle whose hardware-compatibility names other "
                              "models (the documents do not say): install any signed bundle, or check (default "
                              "%(default)s)")
+    parser.add_argument("--factory-reset-firmware", choices=("kept", "factory"), default="kept",
+                        help="the firmware a device runs after a factory reset (the documents say a reset restores "
+                             "the default configuration, address and credentials, not what of the firmware): the "
+                             "one it had installed, or the factory version 1.0.0 (default %(default)s)")
 
 
 def parse_args(argv):
@@ -118,6 +125,12 @@ def check_twin_args(parser, args):
         loopback_addresses(args.address, len(args.twins))
     except ValueError as err:
         parser.error(str(err))
+    # a twin saves its state as <host>.json in --state-dir: never onto the backup it was given
+    for path, (host, _doc) in zip(args.backups, args.twins):
+        state = os.path.join(args.state_dir, "%s.json" % host) if args.state_dir else None
+        if state and os.path.exists(state) and os.path.samefile(state, path):
+            parser.error("%s: the twin's state file in --state-dir would be this backup (read as saved state and"
+                         " overwritten): give --state-dir a folder of its own" % path)
     args.ts = args.fm = 0
     args.fm_conf = "complete"
 
@@ -148,6 +161,7 @@ async def serve(args):
         ts_role_denied=args.ts_role_denied,
         unknown_fields=args.unknown_fields, fm_conf=args.fm_conf, shape=args.shape,
         bundle_target=args.bundle_target, twins=getattr(args, "twins", ()),
+        factory_reset_firmware=args.factory_reset_firmware,
     )
     try:
         await fleet.start()

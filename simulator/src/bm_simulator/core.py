@@ -10,6 +10,8 @@ body ``{"code", "message"}``.
 import asyncio
 import contextvars
 import copy
+import html
+import inspect
 import ipaddress
 import json
 import logging
@@ -60,7 +62,12 @@ def unknown_keys(value, known):
 #: is sent as null or not at all), "aliases" (the other names NOTES.md gives for "not shown"
 #: fields: "Some firmware releases name `streamer_uptime` `xcast_uptime` and
 #: `fpga_ver`/`streamer_ver` `altera_ver`/`xcast_ver`.": ALIASES).
-SHAPES = ("documented", "extra", "reordered", "sparse", "aliases")
+#: "unsorted" (a schedule's events of each day in the reverse of the order they were given: the
+#: FM document gives a day's events as "an array of `{minute, state}`" and an event is reached
+#: when "day and minute match", so their order carries no meaning), "renamed" (the analyzer's
+#: network settings name their DNS servers `dns_servers`, not `dns`: ts-analyzer-api.md, "Field
+#: names of responses of ... the system endpoints: not shown"; RENAMED).
+SHAPES = ("documented", "extra", "reordered", "sparse", "aliases", "unsorted", "renamed")
 EXTRA_FIELD = "vendor_extension"
 #: arrays whose order is configuration (servers tried in order; schedule events by time),
 #: never reordered
@@ -121,8 +128,46 @@ def reordered(value, field=None):
     return value
 
 
-#: how each shape other than "documented" changes a GET answer
-RESHAPED = {"extra": extra_fields, "reordered": reordered, "sparse": without_nulls, "aliases": aliased}
+def events_unsorted(value, field=None):
+    """``value`` (an answer) with each day's schedule events (``events``: {day: [event...]}) in
+    reverse order, at any depth."""
+    if field == "events" and isinstance(value, dict):
+        return {day: listed[::-1] if isinstance(listed, list) else listed for day, listed in value.items()}
+    if isinstance(value, dict):
+        return {key: events_unsorted(item, key) for key, item in value.items()}
+    if isinstance(value, list):
+        return [events_unsorted(item) for item in value]
+    return value
+
+
+#: per device kind, the document's name -> the name a "renamed" device answers with (and takes in
+#: a write); only where the document leaves the field names open
+RENAMED = {"ts_analyzer": {"dns": "dns_servers"}}
+
+
+def renamed(value, names):
+    """``value`` (an answer) with the fields of ``names`` under their other names, at any depth."""
+    if isinstance(value, dict):
+        return {names.get(key, key): renamed(item, names) for key, item in value.items()}
+    if isinstance(value, list):
+        return [renamed(item, names) for item in value]
+    return value
+
+
+#: how each shape other than "documented" changes a GET answer of a device of a kind
+RESHAPED = {"extra": lambda value, kind: extra_fields(value), "reordered": lambda value, kind: reordered(value),
+            "sparse": lambda value, kind: without_nulls(value), "aliases": lambda value, kind: aliased(value),
+            "unsorted": lambda value, kind: events_unsorted(value),
+            "renamed": lambda value, kind: renamed(value, RENAMED.get(kind, {}))}
+
+
+#: the web pages a device serves outside /api (title, body)
+PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>%s</title></head>
+<body>
+%s
+</body></html>
+"""
 
 
 #: the lists of /_sim/signals: lost now, at the next boot into installed firmware, at the next boot
@@ -206,9 +251,21 @@ class Device:
     #: "ignored" (default): any signed bundle is installed; "checked": a bundle naming other
     #: models than this device's is refused, one naming none is installed.
     BUNDLE_TARGET_CHECKS = ("ignored", "checked")
+    #: The firmware a factory reset leaves. The documents say what a reset restores: "Factory
+    #: reset returns the device to its static default address and default credentials"
+    #: (ts-analyzer-api.md), "wipes all configuration and reboots" and "Factory reset restores
+    #: default credentials" (fm-monitor-api.md); none says the installed firmware changes.
+    #: "kept" (default): the unit boots the firmware it had installed; "factory": it goes back
+    #: to FACTORY_FIRMWARE, as a unit whose reset also restores its factory image would.
+    FACTORY_RESET_FIRMWARE = ("kept", "factory")
 
     def __init__(self, name, address, port, time_scale=1.0, state_dir=None, seed=0, upgrade=None,
-                 unknown_fields="refuse", shape="documented", bundle_target="ignored"):
+                 unknown_fields="refuse", shape="documented", bundle_target="ignored", factory_reset_firmware="kept"):
+        if factory_reset_firmware not in self.FACTORY_RESET_FIRMWARE:
+            raise ValueError("%s: factory_reset_firmware %r is not one of %s"
+                             % (name, factory_reset_firmware, ", ".join(self.FACTORY_RESET_FIRMWARE)))
+        #: "kept" or "factory" (FACTORY_RESET_FIRMWARE); may be changed while it runs
+        self.factory_reset_firmware = factory_reset_firmware
         if bundle_target not in self.BUNDLE_TARGET_CHECKS:
             raise ValueError("%s: bundle_target %r is not one of %s"
                              % (name, bundle_target, ", ".join(self.BUNDLE_TARGET_CHECKS)))
@@ -296,12 +353,27 @@ class Device:
         return os.path.join(self.state_dir, "%s.json" % self.name)
 
     def _load_state(self):
+        """The state save() kept, read as untrusted input: a file in --state-dir is refused
+        (ValueError naming it and the field) unless it reads as a state file, and its address
+        must be loopback."""
         path = self._state_path()
         if not path or not os.path.exists(path):
             return None
-        with open(path, encoding="utf-8") as handle:
-            saved = json.load(handle)
-        self.address = saved.get("active_address", self.address)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                saved = json.load(handle)
+        except (OSError, ValueError) as err:
+            raise ValueError("%s: not readable as a state file of the simulator: %s" % (path, err)) from None
+        if not isinstance(saved, dict) or "format" in saved:
+            raise ValueError("%s: not a state file of the simulator (a device_backup document is not one): give"
+                             " --state-dir a folder of its own" % path)
+        if not isinstance(saved.get("state"), dict):
+            raise ValueError("%s: field state must be an object (not a state file of the simulator)" % path)
+        address = saved.get("active_address", self.address)
+        if not is_loopback(address):
+            raise ValueError("%s: field active_address: refusing non-loopback address %r: the simulator serves"
+                             " loopback only" % (path, address))
+        self.address = address
         return saved["state"]
 
     def save(self):
@@ -374,6 +446,7 @@ class Device:
         app = web.Application(middlewares=[self._middleware], client_max_size=256 * 1024 * 1024)
         for (method, path, kind, role), handler in self._routes():
             app.router.add_route(method, "/api" + path, self._wrap(handler, kind, role))
+        app.router.add_get("/api.html", self._reference_page)
         app.router.add_get("/_sim/requests", self._sim_requests)
         app.router.add_delete("/_sim/requests", self._sim_clear_requests)
         app.router.add_get("/_sim/faults", self._sim_get_faults)
@@ -383,6 +456,32 @@ class Device:
         app.router.add_get("/_sim/signals", self._sim_get_signals)
         app.router.add_post("/_sim/signals", self._sim_set_signals)
         return app
+
+    async def _reference_page(self, request):
+        """``GET /api.html`` (no token): a reference of the API this simulated device implements,
+        generated from its routes. ts-analyzer-api.md: "An interactive reference page is served at
+        `http://<device-ip>/api.html`, outside `{base_url}`"; the FM monitor's document names no
+        such page: the simulator serves its own there, so that both have one."""
+        rows = "".join(
+            "<tr><td>%s</td><td><code>/api%s</code></td><td>%s</td><td>%s</td><td>%s</td></tr>\n"
+            % (method, html.escape(path), "none" if role is None else role, kind,
+               html.escape((inspect.getdoc(handler) or "").split("\n\n", maxsplit=1)[0].replace("\n", " ")))
+            for (method, path, kind, role), handler in sorted(self._routes(), key=lambda r: (r[0][1], r[0][0])))
+        intro = (
+            "<h1>API reference: %s (simulated)</h1>\n"
+            "<p>What this simulated device implements, generated from its routes. Base URL <code>/api</code>. "
+            "Log in with <code>POST /api%s</code> and a JSON body <code>{\"role\": \"admin\", \"password\": "
+            "\"...\"}</code>; send the token it returns as <code>Authorization: Bearer TOKEN</code>. Bodies are JSON: "
+            "send them with <code>Content-Type: application/json</code> (the firmware upload takes "
+            "<code>multipart/form-data</code>, field <code>file</code>). An error answers "
+            "<code>{\"code\": INTEGER, \"message\": TEXT}</code>.</p>\n"
+            "<p>Least role: the role a token needs (none: no token). Counts as: a read, a write (it changes the "
+            "configuration), an action (reboot, upgrade, recording...) or the login.</p>\n"
+            % (html.escape(self.MODEL or self.kind), html.escape(self.login_path)))
+        self._record(request, "read", 200)
+        return web.Response(text=PAGE % ("API reference", intro + (
+            "<table>\n<tr><th>Method</th><th>Path</th><th>Least role</th><th>Counts as</th><th>Notes</th></tr>\n"
+            "%s</table>" % rows)), content_type="text/html")
 
     def _record(self, request, kind, status):
         # Path only: query strings may carry one-time download tokens.
@@ -430,6 +529,8 @@ class Device:
                     return _json({"code": 400, "message": "body: not valid JSON"}, 400)
                 if self.shape == "extra":
                     body = without_extra_fields(body)
+                if self.shape == "renamed":  # the device takes its own names back
+                    body = renamed(body, {other: name for name, other in RENAMED.get(self.kind, {}).items()})
             caller = None
             if role is not None:
                 caller = self.role_of(request)
@@ -440,6 +541,14 @@ class Device:
                     status = self.role_denied_status
                     self._record(request, kind, status)
                     return _json({"code": status, "message": "This operation needs the admin role"}, status)
+            if request.can_read_body and request.content_type not in ("application/json", "multipart/form-data"):
+                # "All request and response bodies are JSON unless stated otherwise" (ts-analyzer-api.md;
+                # fm-monitor-api.md: "Bodies are JSON unless stated otherwise"); the firmware upload's
+                # multipart/form-data is the one stated otherwise
+                self._record(request, kind, 400)
+                return _json({"code": 400, "message": "body: send it as JSON, with the header Content-Type:"
+                              " application/json (this request's Content-Type is %s)"
+                              % (request.headers.get("Content-Type") or "missing")}, 400)
             UNKNOWN_FIELDS.set(self.unknown_fields)  # this request's task only
             try:
                 self.advance()
@@ -454,7 +563,7 @@ class Device:
                 return result
             self._record(request, kind, 200)
             if request.method == "GET" and self.shape in RESHAPED:
-                result = RESHAPED[self.shape](result)
+                result = RESHAPED[self.shape](result, self.kind)
             return _json({} if result is None else result, 200)
 
         return serve
@@ -579,7 +688,8 @@ class Device:
 
     def info(self):
         return {"name": self.name, "kind": self.kind, "address": self.address, "port": self.port, "down": self.down,
-                "upgrade": self.upgrade, "bundle_target": self.bundle_target, "unknown_fields": self.unknown_fields}
+                "upgrade": self.upgrade, "bundle_target": self.bundle_target, "unknown_fields": self.unknown_fields,
+                "factory_reset_firmware": self.factory_reset_firmware}
 
     # -- lifecycle --------------------------------------------------------------------
     async def start(self):
@@ -588,6 +698,10 @@ class Device:
         await self._listen()
 
     async def _listen(self):
+        # every address a device binds, whatever it came from (arguments, a state file, a reboot)
+        if not is_loopback(self.address):
+            raise ValueError("%s: refusing non-loopback address %r: the simulator serves loopback only"
+                             % (self.name, self.address))
         self._site = web.TCPSite(self._runner, self.address, self.port, reuse_address=True)
         await self._site.start()
         if self.port == 0:
@@ -644,7 +758,11 @@ class Device:
         self.lost_signals |= self.lost_at_boot  # an armed loss at any boot happens now
         self.lost_at_boot = set()
         if self._reset_at_boot:
+            # an installed firmware waiting for the reboot is the one the unit boots
+            installed = self.state.get("pending", {}).get("firmware_version", self.state["firmware_version"])
             self.state = self._fresh_state()
+            if self.factory_reset_firmware == "kept":
+                self.state["firmware_version"] = installed
         elif "firmware_version" in (self.apply_pending() or {}):
             # booting into a firmware it installed: an armed signal loss happens now
             self.lost_signals |= self.lost_after_upgrade

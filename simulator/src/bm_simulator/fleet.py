@@ -49,7 +49,7 @@ def port_is_bindable(address, port):
 class Fleet:
     def __init__(self, ts=0, fm=0, address="127.0.10.1", port=80, time_scale=1.0, state_dir=None, faults=None, seed=0,
                  ts_upgrade=None, ts_role_denied=403, unknown_fields="refuse", fm_conf="complete", shape="documented",
-                 bundle_target="ignored", twins=()):
+                 bundle_target="ignored", twins=(), factory_reset_firmware="kept"):
         """``ts`` analyzers and ``fm`` monitors in factory state (names ts-001..., fm-001...),
         then one twin per ``(host, backup document)`` of ``twins`` (twin.py), named ``host``."""
         twins = list(twins)
@@ -79,7 +79,8 @@ class Fleet:
                        else {"conf": twins_of_backups.fm_conf_scope(doc) if doc else fm_conf})
             device = MODELS[kind](name, addr, port, time_scale=time_scale, state_dir=state_dir,
                                   seed=seed + len(self.devices), unknown_fields=unknown_fields, shape=shape,
-                                  bundle_target=bundle_target, **options)
+                                  bundle_target=bundle_target, factory_reset_firmware=factory_reset_firmware,
+                                  **options)
             if doc is not None:
                 twins_of_backups.adopt_hardware(device, doc)
                 self.twins[name] = doc
@@ -108,7 +109,11 @@ class Fleet:
         await asyncio.gather(*(device.stop() for device in self.devices), return_exceptions=True)
 
     def inventory(self):
-        """Ansible YAML inventory: one group per device type, connection options as host vars."""
+        """Ansible YAML inventory: one group per device type, connection options as host vars.
+        Twins are also in the group ``twins`` and carry ``broadcast_monitoring_twin``, the
+        address and port they answer at: the collection's roles refuse a run of an inventory
+        that holds twins on a host that is not one, or on a twin whose address the user's
+        variables point elsewhere (a rehearsal never reaches a unit)."""
         groups = {group: {"hosts": {}} for group in GROUPS.values()}
         for device in self.devices:
             groups[GROUPS[device.kind]]["hosts"][device.name] = {
@@ -116,6 +121,11 @@ class Fleet:
                 "device_port": device.port,
                 "device_type": device.kind,
             }
+            if device.name in self.twins:
+                groups[GROUPS[device.kind]]["hosts"][device.name]["broadcast_monitoring_twin"] = {
+                    "host": device.address, "port": device.port}
+        if self.twins:
+            groups["twins"] = {"hosts": {name: None for name in self.twins}}
         return {
             "all": {
                 "vars": {

@@ -31,7 +31,7 @@ from xml.sax.saxutils import quoteattr
 
 from aiohttp import web
 
-from .core import ApiError, Device, deep, endpoint, keeps_unknown_fields, unknown_keys
+from .core import PAGE, ApiError, Device, deep, endpoint, keeps_unknown_fields, unknown_keys
 
 # -- error catalogue ---------------------------------------------------------------------
 PRIORITY_1 = ("ts_sync_loss", "sync_byte_error", "pat_error2", "continuity_count_error", "pmt_error2", "pid_error")
@@ -629,12 +629,6 @@ END
 
 
 # The web interface's pages (outside /api): small HTML, title and body filled in.
-PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>%s</title></head>
-<body>
-%s
-</body></html>
-"""
 
 
 def _b64url(data):
@@ -707,7 +701,6 @@ class TsAnalyzer(Device):
     def build_app(self):
         app = super().build_app()
         app.router.add_get("/thumbnails/{name}", self._thumbnail_image)
-        app.router.add_get("/api.html", self._reference_page)
         app.router.add_get("/settings/device", self._device_page)
         return app
 
@@ -1839,18 +1832,6 @@ class TsAnalyzer(Device):
         return self._device_identity()
 
     # -- web pages (outside /api; no token, like the device's static files) ------------------
-    async def _reference_page(self, request):
-        """``GET /api.html``: the interactive reference page, a list of the routes."""
-        rows = "".join(
-            "<tr><td>%s</td><td><code>/api%s</code></td><td>%s</td></tr>\n"
-            % (method, html.escape(path), "none" if role is None else role)
-            for (method, path, _kind, role), _handler in sorted(self._routes(), key=lambda r: (r[0][1], r[0][0])))
-        self._record(request, "read", 200)
-        return web.Response(text=PAGE % ("API reference", "<h1>API reference</h1>\n<p>Base URL <code>/api</code>; "
-                                         "send <code>Authorization: Bearer TOKEN</code> from <code>POST /api/user/"
-                                         "login</code>.</p>\n<table>\n<tr><th>Method</th><th>Path</th>"
-                                         "<th>Role</th></tr>\n%s</table>" % rows), content_type="text/html")
-
     async def _device_page(self, request):
         """``GET /settings/device``: the web interface page with firmware version and serial number."""
         identity = self._device_identity()

@@ -48,7 +48,87 @@ def read_backup(path):
         raise BackupError("%s: not a device_backup document (format %s expected)" % (path, " or ".join(FORMATS)))
     if doc.get("device_type") not in KINDS:
         raise BackupError("%s: device_type must be one of %s" % (path, ", ".join(KINDS)))
+    check_fields(path, doc)
     return host, doc
+
+
+#: What a twin reads of a backup, by format and device type: (field, type, required). ``[]``
+#: stands for each element of a list, ``*`` for each value of an object. An optional field may
+#: be absent or null; a required one must be there, of its type. The device then checks the
+#: values (a body it refuses stops the command, naming the request).
+_OBJECT, _LIST, _TEXT, _FLAG = dict, list, str, bool
+_COMMON = [("device", _OBJECT, False), ("snapshot", _OBJECT, False), ("snapshot.inputs", _LIST, False),
+           ("snapshot.inputs[]", _OBJECT, True), ("snapshot.tuners", _LIST, False), ("snapshot.tuners[]", _OBJECT, True)]
+_TS_SYSTEM = [("system", _OBJECT, True), ("system.network", _OBJECT, True), ("system.time", _OBJECT, True),
+              ("system.time.ntp", _FLAG, True), ("system.time.ntp_servers", _LIST, True),
+              ("system.time.timezone", _TEXT, True)]
+_TS_OBJECTS = [("%s", _OBJECT, True), ("%s.profiles", _LIST, False), ("%s.profiles[]", _OBJECT, True),
+               ("%s.profiles[].name", _TEXT, True), ("%s.inputs", _LIST, False), ("%s.inputs[]", _OBJECT, True),
+               ("%s.inputs[].name", _TEXT, True), ("%s.inputs[].thumbnails", _OBJECT, False),
+               ("%s.snmp", _OBJECT, False), ("%s.converters", _LIST, False), ("%s.converters[]", _OBJECT, True)]
+FIELDS = {
+    (FORMAT_2, "ts_analyzer"): _COMMON + _TS_SYSTEM + [
+        (field % "raw", kind, required) for field, kind, required in _TS_OBJECTS] + [
+        ("raw.inputs[].alerts_config", _OBJECT, False), ("raw.inputs[].scte35", _OBJECT, False),
+        ("raw.converters[].port", int, True), ("raw.log_settings", _OBJECT, False)],
+    (FORMAT_1, "ts_analyzer"): _COMMON + _TS_SYSTEM + [("system.logging", _OBJECT, False)] + [
+        (field.replace("%s.profiles", "%s.alert_profiles") % "config", kind, required)
+        for field, kind, required in _TS_OBJECTS] + [
+        ("config.alert_profiles[].errors", _OBJECT, False), ("config.alert_profiles[].errors.*", _OBJECT, True),
+        ("config.inputs[].source", _OBJECT, True), ("config.converters[].asi_port", int, True)],
+    (FORMAT_2, "fm_monitor"): _COMMON + [
+        ("raw", _OBJECT, True), ("raw.conf", _OBJECT, True), ("raw.conf.network", _OBJECT, False),
+        ("raw.tuners", _LIST, False), ("raw.tuners[]", _OBJECT, True), ("raw.tuners[].tuner_id", int, True),
+        ("raw.log_settings", _OBJECT, False)],
+    (FORMAT_1, "fm_monitor"): _COMMON + [
+        ("config", _OBJECT, True), ("config.conf", _OBJECT, True), ("config.conf.network", _OBJECT, False)],
+}
+_TYPE_NAMES = {_OBJECT: "an object", _LIST: "a list", _TEXT: "a string", _FLAG: "true or false", int: "an integer"}
+
+
+def check_fields(path, doc):
+    """Refuse, naming the file and the field, a backup a twin could not read: every field of
+    FIELDS for its format and type, and each format-1 input's ``source`` (one kind of _SOURCE_1)."""
+    for field, kind, required in FIELDS[(doc["format"], doc["device_type"])]:
+        for where, value in _values(doc, field.split(".")):
+            if value is None:
+                if required:
+                    raise BackupError("%s: field %s is missing" % (path, where))
+            elif not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                raise BackupError("%s: field %s must be %s, not %s" % (path, where, _TYPE_NAMES[kind],
+                                                                       json.dumps(value)[:80]))
+    inputs = doc["config"].get("inputs") or [] if doc["format"] == FORMAT_1 and doc["device_type"] == "ts_analyzer" \
+        else []
+    for index, inp in enumerate(inputs):
+        (kind, value), = inp["source"].items() if len(inp["source"]) == 1 else ((None, None),)
+        if kind not in _SOURCE_1 or not isinstance(value, dict):
+            raise BackupError("%s: field config.inputs[%d].source must be one of %s, holding an object"
+                              % (path, index, ", ".join(sorted(_SOURCE_1))))
+
+
+def _values(value, steps, where=""):
+    """(path, value) of each value a field's steps reach; None where the last one is absent.
+    A parent that is absent or null reaches nothing (its own entry reports it when required)."""
+    if not steps:
+        yield where, value
+        return
+    step, rest = steps[0], steps[1:]
+    key, each = (step[:-2], True) if step.endswith("[]") else (step, False)
+    if key == "*":
+        for name, item in value.items():
+            yield from _values(item, rest, "%s.%s" % (where, name))
+        return
+    found = value.get(key)
+    here = "%s.%s" % (where, key) if where else key
+    if found is None:
+        if not rest and not each:
+            yield here, None
+        return
+    if not each:
+        yield from _values(found, rest, here)
+        return
+    for index, item in enumerate(found):
+        yield from _values(item, rest, "%s[%d]" % (here, index))
 
 
 def identity(doc):
@@ -145,15 +225,15 @@ async def _configure_ts(session, doc):
     system = doc["system"]
     if doc["format"] == FORMAT_1:
         config = doc["config"]
-        profiles = [_profile_1(p) for p in config.get("alert_profiles", [])]
-        inputs = [_input_1(i) for i in config.get("inputs", [])]
-        snmp = {k: v for k, v in config.get("snmp", {}).items() if k != "lists"}
-        converters = [_converter_1(c) for c in config.get("converters", [])]
+        profiles = [_profile_1(p) for p in (config.get("alert_profiles") or [])]
+        inputs = [_input_1(i) for i in (config.get("inputs") or [])]
+        snmp = {k: v for k, v in (config.get("snmp") or {}).items() if k != "lists"}
+        converters = [_converter_1(c) for c in (config.get("converters") or [])]
         log_settings = system.get("logging")
     else:
         raw = doc["raw"]
-        profiles, inputs, snmp = raw.get("profiles", []), raw.get("inputs", []), raw.get("snmp")
-        converters, log_settings = raw.get("converters", []), raw.get("log_settings")
+        profiles, inputs, snmp = raw.get("profiles") or [], raw.get("inputs") or [], raw.get("snmp")
+        converters, log_settings = raw.get("converters") or [], raw.get("log_settings")
     # "The name of the entries array and any other profile fields are not shown": the backup's
     # profiles are the device's answers, in id order, the factory profile (id 1) first.
     ids = {}
@@ -168,7 +248,7 @@ async def _configure_ts(session, doc):
     for converter in converters:
         if converter.get("multicast_address") is None:
             continue  # never started: nothing to set
-        settings = {k: converter[k] for k in ("multicast_address", "multicast_port", "interface", "ttl")}
+        settings = {k: converter.get(k) for k in ("multicast_address", "multicast_port", "interface", "ttl")}
         await session.call("POST", "/converter/%d/start" % converter["port"], settings)
         if not converter.get("running"):
             await session.call("GET", "/converter/%d/stop" % converter["port"])
@@ -201,13 +281,13 @@ async def _ts_input(session, inp, profile_ids):
         await session.call("POST", path + "/scte/toggle", {"enabled": True})
     thumbnails = inp.get("thumbnails") or {}
     if thumbnails.get("enabled"):
-        await session.call("POST", path + "/thumbnails/enable", {"pid": thumbnails["pid"]})
+        await session.call("POST", path + "/thumbnails/enable", {"pid": thumbnails.get("pid")})
 
 
 def _profile_1(profile):
     """A format-1 profile (``name``, ``errors`` by error name) as the document's profile object."""
     return {"name": profile["name"],
-            "entries": [dict(fields, error_name=name) for name, fields in sorted(profile.get("errors", {}).items())]}
+            "entries": [dict(fields, error_name=name) for name, fields in sorted((profile.get("errors") or {}).items())]}
 
 
 #: format 1 keeps an input's source as the ts_input option ``source``; each variant names the
@@ -247,7 +327,7 @@ def _converter_1(converter):
 def _ts_signals(device, doc):
     """A backup whose snapshot saw an input not receiving: that input's stream does not arrive
     at the twin either (a lost signal); every other input receives its stream."""
-    seen = {item.get("name"): item.get("receiving") for item in (doc.get("snapshot") or {}).get("inputs", [])}
+    seen = {item.get("name"): item.get("receiving") for item in (doc.get("snapshot") or {}).get("inputs") or []}
     for inp in device.state["inputs"].values():
         if seen.get(inp["name"]) is False and inp["monitoring"]:
             device.lose_signal(inp["id"])
@@ -258,7 +338,7 @@ async def _configure_fm(session, doc):
     if doc["format"] == FORMAT_1:
         conf, tuners, log_settings = doc["config"]["conf"], [], None
     else:
-        conf, tuners, log_settings = doc["raw"]["conf"], doc["raw"].get("tuners", []), doc["raw"].get("log_settings")
+        conf, tuners, log_settings = doc["raw"]["conf"], doc["raw"].get("tuners") or [], doc["raw"].get("log_settings")
     # What a partial /conf leaves out has its own endpoints; written first, since POST /conf
     # tunes the tuners, which then answer 503 while they switch.
     for tuner in tuners:
@@ -281,7 +361,7 @@ def _fm_signals(device, doc):
     threshold = max(t["hw_settings"]["rssi_threshold"] for t in device.state["tuners"])
     template = next(iter(fm_model.make_band(device.seed).values()))
     frequencies = {s["frequency"]: s for s in device.state["stations"]}
-    snapshot = {t.get("id"): t for t in (doc.get("snapshot") or {}).get("tuners", [])}
+    snapshot = {t.get("id"): t for t in (doc.get("snapshot") or {}).get("tuners") or []}
     for tuner in device.state["tuners"]:
         seen = snapshot.get(tuner["tuner_id"])
         if seen and seen.get("tuned") and tuner["frequency"] not in frequencies:

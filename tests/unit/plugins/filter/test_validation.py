@@ -170,3 +170,17 @@ def test_markdown_keeps_device_text_inert():
     assert "2 device(s), 1 passed, 1 failed." in text
     with pytest.raises(AnsibleFilterError, match="kind must be junit or markdown"):
         report({}, "html")
+
+
+def test_snmp_traps_message_says_what_the_device_has_and_what_was_declared_each_as_it_is():
+    """Issue 43 item 2: a receiver added by hand is not "as declared": without purge the check
+    passes, and its message names the device's list, the declared list and the one left apart."""
+    declared = dict(TS, inputs=[], snmp={"enabled": True, "trap_addresses": ["192.0.2.100:162"]})
+    device = {"enabled": True, "trap_addresses": ["192.0.2.77:162", "192.0.2.100:162"]}
+    check = result([ts_reading(snmp=device)], declared)["checks"][-1]
+    assert check["status"] == "passed", check
+    assert check["message"] == ("SNMP trap receivers: the device has 192.0.2.77:162, 192.0.2.100:162; declared "
+                                "192.0.2.100:162; not declared, left on the device: 192.0.2.77:162"), check
+    check = result([ts_reading(snmp=device)], dict(declared, purge_snmp=True))["checks"][-1]
+    assert check["status"] == "failed" and "the device has 192.0.2.77:162, 192.0.2.100:162; declared 192.0.2.100:162" \
+        in check["message"], check

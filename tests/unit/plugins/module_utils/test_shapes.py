@@ -11,6 +11,7 @@ import pytest
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _gather as gather
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api_backup as fm_backup
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api_backup as ts_backup
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook, list_or_empty
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import SHAPE, ShapeError
@@ -98,6 +99,23 @@ def test_an_absent_or_null_dns_list_reads_as_empty(device_file, network, recordi
     raw = dict({"dhcp": False, "address": "10.0.0.2", "netmask": "255.255.255.0", "gateway": "10.0.0.1",
                 "hostname": "a"}, **network)
     assert device_file.read_network(recording_client({device_file.NETWORK: raw}))["dns"] == []
+
+
+@pytest.mark.parametrize("other", ["dns_servers", "nameservers", "DNS"])
+def test_dns_servers_under_another_name_are_a_shape_error_naming_it(other, recording_client):
+    """Read as none, they would be rewritten on every run (issue 43)."""
+    raw = {"dhcp": False, "address": "10.0.0.2", "netmask": "255.255.255.0", "gateway": "10.0.0.1", "hostname": "a",
+           other: ["10.0.0.53"]}
+    with pytest.raises(ShapeError, match="no field 'dns' .*its answer has %s instead" % other):
+        ts_device.read_network(recording_client({ts_device.NETWORK: raw}))
+
+
+def test_a_backup_holds_a_days_schedule_events_by_minute_whatever_the_devices_order():
+    events = [{"minute": 1320, "state": 2}, {"minute": 360, "state": 1}]
+    conf = {"tuners": [{"tuner_id": 0, "schedule": {"active": True, "events": {"monday": events, "friday": []}}}]}
+    ordered = fm_backup.conf_ordered(conf)["tuners"][0]["schedule"]
+    assert ordered == {"active": True, "events": {"monday": events[::-1], "friday": []}}
+    assert fm_backup.conf_ordered(json.loads(json.dumps(conf).replace("1320", "1321"))) != fm_backup.conf_ordered(conf)
 
 
 def test_a_backup_does_not_change_when_the_device_lists_profile_entries_in_another_order(recording_client):

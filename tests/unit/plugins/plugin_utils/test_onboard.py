@@ -11,6 +11,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils._onboard impo
     document,
     plain_strings,
     role_variables,
+    variable_texts,
     without_secrets,
 )
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts import PARTS, part_names
@@ -72,6 +73,20 @@ def test_the_document_reads_back_as_the_variables():
     text = document("fm-001", "fm_monitor", variables, [])
     assert text.startswith("---\n# fm-001: ")
     assert yaml.load(text, Loader=TaggedLoader) == variables
+
+
+def test_any_of_the_variable_texts_one_after_the_other_read_back_as_those_variables():
+    """onboard.yml with onboard_group_vars puts some of them in a group's file, the rest in the host's."""
+    variables = role_variables("fm_monitor", fm_reading(active=False))
+    variables["fm_monitor_tuners"][0]["name"] = "{{ lookup('pipe', 'id') }}"  # device text
+    texts = variable_texts(variables)
+    assert list(texts) == list(variables)
+    for chosen in (list(variables), list(variables)[::2], list(variables)[1::2]):
+        TaggedLoader.tagged = []
+        assert yaml.load("---\n" + "".join(texts[name] for name in chosen), Loader=TaggedLoader) == {
+            name: variables[name] for name in chosen}
+        if "fm_monitor_tuners" in chosen:  # the device text is still !unsafe
+            assert any("lookup" in str(value) for value in TaggedLoader.tagged), texts["fm_monitor_tuners"]
 
 
 class TaggedLoader(yaml.SafeLoader):
