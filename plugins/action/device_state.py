@@ -18,7 +18,11 @@ from ansible.utils.display import Display
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._device_state import ARGUMENT_SPEC, PASSED_ON
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import differences
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execution import DirectExecutionAction, preload
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execution import (
+    FALLBACK_WARNING,
+    DirectExecutionAction,
+    preload,
+)
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import refusal
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts import (
     PARTS,
@@ -145,7 +149,10 @@ class _Runner:
                 self.modules.append(part.module)
             if outcome.get("diff") and outcome.get("changed"):
                 diffs.extend(_headed(part.name, outcome["diff"]))
-            warnings.extend("%s: %s" % (part.name, warning_text(warning)) for warning in outcome.get("warnings") or [])
+            # (ansible-core 2.21 adds the task's own warnings to a module result that has none: the
+            # task says the fallback's warning once itself)
+            warnings.extend("%s: %s" % (part.name, warning_text(warning)) for warning in outcome.get("warnings") or []
+                            if not warning_text(warning).startswith(FALLBACK_WARNING))
             kept = {key: value for key, value in outcome.items() if key not in DROPPED}
             outcome_of[part.name] = joined(outcome_of[part.name], kept) if part.name in outcome_of else kept
             if outcome.get("failed"):

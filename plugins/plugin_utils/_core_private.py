@@ -59,8 +59,8 @@ class Private:
             self.encoder = common_json.get_module_encoder(PROFILE, common_json.Direction.CONTROLLER_TO_MODULE)
         except (ImportError, AttributeError):
             raise _unavailable("ansible.module_utils.common.json.get_module_encoder",
-                              "is missing: direct execution needs the serialization profiles of 2.19 or later",
-                              expected=True) from None
+                               "is missing: direct execution needs the serialization profiles of 2.19 or later",
+                               expected=True) from None
         self.basic = _module(BASIC)
         for name in ("_ANSIBLE_ARGS", "_ANSIBLE_PROFILE", "_PARSED_MODULE_ARGS", "_load_params"):
             _attribute(self.basic, BASIC, name)
@@ -68,9 +68,9 @@ class Private:
         if not isinstance(_attribute(self.runtime, RUNTIME, "is_controller"), bool):
             raise _unavailable(RUNTIME + ".is_controller", "is no longer a flag (a bool)")
         self.warnings = _module(WARNINGS)
-        self.registries = tuple(_attribute(self.warnings, WARNINGS, name) for name in ("_global_warnings",
-                                                                                        "_global_deprecations"))
-        for name, registry in zip(("_global_warnings", "_global_deprecations"), self.registries):
+        registries = ("_global_warnings", "_global_deprecations")
+        self.registries = tuple(_attribute(self.warnings, WARNINGS, name) for name in registries)
+        for name, registry in zip(registries, self.registries):
             if not isinstance(registry, MutableMapping):
                 raise _unavailable("%s.%s" % (WARNINGS, name), "is no longer a mapping")
         self._try_the_module_side()
@@ -136,13 +136,13 @@ class Private:
                 clean = importlib.import_module("ansible.vars.clean").remove_internal_keys
             except (ImportError, AttributeError):
                 raise _unavailable("ansible.vars.clean.remove_internal_keys",
-                                  "is missing, and ActionBase._parse_returned_data gives a dict") from None
+                                   "is missing, and ActionBase._parse_returned_data gives a dict") from None
             self.clean = clean
         elif callable(getattr(parsed, "remove_internal_keys", None)) and callable(getattr(parsed, "as_result_dict", None)):
             form = _result_object
         else:
             raise _unavailable(ACTION + "._parse_returned_data", "gives a %s, neither a dict nor a result object"
-                              % type(parsed).__name__)
+                               % type(parsed).__name__)
         try:
             sample = form(self, parsed)
         except Exception as error:

@@ -53,6 +53,8 @@ OPT_OUT_ENVIRONMENT = "BROADCAST_MONITORING_DIRECT_EXECUTION"
 SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 #: variables a process reads only when it starts: Python's interpreter, the dynamic loader
 STARTUP_VARIABLES = ("PYTHON", "LD_")
+#: how the warning of an ansible-core without direct execution starts (warn_once)
+FALLBACK_WARNING = "broadcast.monitoring runs its modules as module processes"
 
 
 def opted_out(variable, environment):
@@ -238,8 +240,8 @@ def warn_once(missing):
     display shows a warning's text once per run, however many tasks carry it."""
     if not _WARNED:
         _WARNED.append(missing)
-        display.warning("broadcast.monitoring runs its modules as module processes (the same results, slower): "
-                        "direct execution does not work with %s. Please report it to the collection." % missing)
+        display.warning("%s (the same results, slower): direct execution does not work with %s. Please report it "
+                        "to the collection." % (FALLBACK_WARNING, missing))
 
 
 _WARNED = []

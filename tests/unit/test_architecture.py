@@ -507,3 +507,50 @@ def test_code_lines_leave_out_blank_lines_comments_and_documentation(tmp_path):
     path.write_text('"""A module.\n\nMore."""\n\n# a comment\nDOCUMENTATION = r"""\nmodule: x\n"""\n\n\n'
                     'def f():\n    """Docstring."""\n    return 1  # counted\n')
     assert code_lines(str(path)) == 2
+
+
+# -- ansible-core's private names in one place ------------------------------------------------------
+CORE_PRIVATE = "plugin_utils._core_private"
+#: ActionBase methods an action plugin calls on itself (ansible-core's action API): _core_private
+#: tries them, _direct_execution calls them
+ACTION_METHODS = ("_compute_environment_string", "_update_module_args")
+
+
+def core_private_uses(path, names):
+    """``line: name`` of every attribute, name or import in ``path`` that is one of ``names``."""
+    found = []
+    for node in ast.walk(parsed(path)):
+        if isinstance(node, ast.Attribute) and node.attr in names and not is_super(node.value):
+            found.append("%d: %s" % (node.lineno, node.attr))
+        elif isinstance(node, ast.Name) and node.id in names:
+            found.append("%d: %s" % (node.lineno, node.id))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            prefix = node.module + "." if isinstance(node, ast.ImportFrom) and node.module else ""
+            dotted = [prefix + alias.name for alias in node.names]
+            found.extend("%d: import %s" % (node.lineno, m) for m in dotted
+                         if m.startswith("ansible.") and any(part.startswith("_") for part in m.split(".")))
+    return found
+
+
+def is_super(node):
+    """``super()``: a method of the class's own base (an AnsibleModule's _load_params that
+    _module.py extends), not the module function of the same name."""
+    return isinstance(node, ast.Call) and getattr(node.func, "id", None) == "super"
+
+
+def test_ansible_core_private_names_are_used_in_core_private_only():
+    """Issue 41: any ansible-core release may move a private name; the one file that uses them
+    looks each up and tries it (a missing one turns direct execution off, never a run)."""
+    from ansible_collections.broadcast.monitoring.plugins.plugin_utils._core_private import NAMES
+    names = {name.rsplit(".", 1)[1] for name in NAMES} - set(ACTION_METHODS)
+    found = {name: core_private_uses(path, names) for name, path in plugin_files().items() if name != CORE_PRIVATE}
+    found = {name: uses for name, uses in sorted(found.items()) if uses}
+    assert found == {}, found
+
+
+def test_the_private_name_check_finds_one(tmp_path):
+    path = tmp_path / "x.py"
+    path.write_text("from ansible.module_utils import _internal\nimport ansible.vars.clean\n\n\n"
+                    "def f(basic):\n    return basic._ANSIBLE_ARGS, _internal.is_controller, super()._ANSIBLE_ARGS\n")
+    assert sorted(core_private_uses(str(path), {"_ANSIBLE_ARGS", "is_controller"})) == [
+        "1: import ansible.module_utils._internal", "6: _ANSIBLE_ARGS", "6: is_controller"]

@@ -98,7 +98,7 @@ def test_a_result_is_what_ansible_core_makes_of_the_same_output():
 def test_a_failure_is_kept_for_the_process_and_named_each_time(monkeypatch):
     monkeypatch.setattr(core_private, "_BOUND", {})
     GONE.apply("ansible.module_utils.basic._ANSIBLE_ARGS", monkeypatch.setattr, monkeypatch.delattr)
-    for _ in range(2):
+    for _attempt in range(2):
         with pytest.raises(DirectExecutionUnavailable, match="_ANSIBLE_ARGS is missing"):
             core_private.bound()
     monkeypatch.undo()
