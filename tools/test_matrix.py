@@ -1,26 +1,36 @@
 """The collection against every ansible-core release line requires_ansible admits (`make matrix`).
 
-For each version given (2.16 2.17 2.18 2.19), with that ansible-core's own ansible-playbook and
-ansible-doc (a venv build/matrix/<version> from requirements/matrix/<version>.txt; the project's
-.venv when it already has that line), against a small simulated fleet (1 TS analyzer, 1 FM
-monitor, started here on loopback for each version):
+For each release line given (default: 2.16 to 2.21), with that ansible-core's own ansible-playbook
+and ansible-doc, on a Python it supports (LINES: 3.11 up to 2.19, 3.12 for 2.20, 3.13 for 2.21;
+the interpreters come from --pythons), in a venv build/matrix/<line> pinned by
+requirements/matrix/<line>.txt (the project's .venv when it already has that line), and against a
+small simulated fleet (1 TS analyzer, 1 FM monitor) of its own:
 
 - playbooks/site.yml, then again: the second run must report changed=0;
-- playbooks/audit.yml (check mode, drift report), playbooks/backup.yml;
-- playbooks/restore.yml on the analyzer from its backup, and a backup taken afterwards equals it;
+- playbooks/audit.yml (check mode): no drift, and no write reached a device;
+- playbooks/backup.yml; playbooks/restore.yml on the analyzer from its backup, and a backup taken
+  afterwards equals it;
+- playbooks/validate.yml: every device passes;
 - tests/matrix/check_diff.yml: ts_snmp in check mode with diff writes nothing and shows the change
   (at -vvv, which also says whether the modules ran in the controller's process or as processes);
 - ansible-doc of every module, filter and role of the collection.
 
-With --sanity and --units: `ansible-test sanity --venv` and `ansible-test units --local` on a copy
-of the tree (ansible-test resolves symlinks) with that version too.
+The playbooks run once per execution mode: with direct execution (the default) and with module
+processes (BROADCAST_MONITORING_DIRECT_EXECUTION=false) from 2.19 on; before 2.19 the default is
+module processes. With --units / --sanity LINES: `ansible-test units --venv` / `ansible-test
+sanity --venv` on a copy of the tree (ansible-test resolves symlinks) with those lines too.
+Independent steps run --jobs at a time.
+
+--latest instead installs the newest ansible-core on PyPI (build/matrix/latest, newest Python
+given) and runs the same steps with it: the check against tomorrow's ansible-core.
 
 Prints a result table; with --readme check it must equal the table in README.md between the
 matrix markers (--readme write puts it there), so the README claims only what this run proved.
-Exits non-zero when a step failed or the README table differs; logs in build/matrix/<version>.log.
+Exits non-zero when a step failed or the README table differs; logs in build/matrix/*.log.
 """
 
 import argparse
+import concurrent.futures
 import difflib
 import glob
 import json
@@ -30,12 +40,13 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "simulator", "src")]
 
-from bm_simulator.fleet import free_base_address, running_fleet  # noqa: E402  (after the path)
+from bm_simulator.fleet import running_fleet  # noqa: E402  (after the path)
 
 MATRIX = os.path.join(ROOT, "build", "matrix")
 COLLECTIONS = os.path.join(ROOT, "build", "collections")
@@ -44,48 +55,133 @@ CACHE = os.path.join(os.path.expanduser("~"), ".ansible", "test", "cache")
 EXCLUDE = {".venv", "build", ".git", "tests/output", ".pytest_cache", ".hypothesis"}
 README = os.path.join(ROOT, "README.md")
 BEGIN, END = "<!-- matrix: begin (tools/test_matrix.py writes this table) -->", "<!-- matrix: end -->"
-COLUMNS = ["ansible-core", "site.yml twice (2nd changed=0)", "audit.yml", "backup.yml", "restore.yml",
-           "check mode + diff", "ansible-doc", "modules run"]
+
+# Release line: (the Python we run it on, the controller Pythons it supports). The lines up to 2.19
+# run on the project's Python; 2.20 and 2.21 on the two newer ones the machines have.
+LINES = {
+    "2.16": ("3.11", ("3.10", "3.11", "3.12")),
+    "2.17": ("3.11", ("3.10", "3.11", "3.12")),
+    "2.18": ("3.11", ("3.11", "3.12", "3.13")),
+    "2.19": ("3.11", ("3.11", "3.12", "3.13")),
+    "2.20": ("3.12", ("3.12", "3.13", "3.14")),
+    "2.21": ("3.13", ("3.12", "3.13", "3.14")),
+}
+DIRECT_SINCE = (2, 19)  # direct execution needs 2.19's serialization profiles
+DIRECT, PROCESSES = "default", "BROADCAST_MONITORING_DIRECT_EXECUTION=false"
+IN_PROCESS, AS_PROCESSES = "in the controller's process", "as module processes"
+COLUMNS = ["ansible-core", "Python", "execution mode", "modules run", "site.yml twice (2nd changed=0)", "audit.yml",
+           "backup.yml", "restore.yml", "validate.yml", "check mode + diff", "ansible-doc"]
 
 
 class StepFailed(Exception):
     pass
 
 
-class Version:
-    def __init__(self, line, log):
-        self.line = line
-        self.log = log
-        self.env = None
-        self.bin = None
+def python_version(python):
+    """'3.13' for a working interpreter, else None."""
+    try:
+        result = subprocess.run([python, "-c", "import sys, ssl; print('%d.%d' % sys.version_info[:2])"],
+                                capture_output=True, text=True, check=False, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout.strip() if result.returncode == 0 else None
 
-    def run(self, command, cwd=None, env=None, check=True):
-        """Run command with this version's tools; its output goes to the log and is returned."""
+
+def interpreters(paths):
+    """{'3.12': path, ...} of the interpreters given and this one (the first of a version wins)."""
+    found = {}
+    for path in [sys.executable] + [p for p in paths if p]:
+        version = python_version(path)
+        if version and version not in found:
+            found[version] = path
+    return found
+
+
+def core_version(python):
+    if not os.path.exists(python):
+        return ""
+    return subprocess.run([python, "-c", "import ansible.release as r; print(r.__version__)"],
+                          capture_output=True, text=True, check=False).stdout.strip()
+
+
+def has_direct_execution(core):
+    return tuple(int(part) for part in core.split(".")[:2]) >= DIRECT_SINCE
+
+
+class Version:
+    """One ansible-core: its venv, the environment its tools run in, and the log of each step."""
+
+    def __init__(self, line, pythons, latest=False):
+        self.line, self.latest = line, latest
+        self.core = ""
+        self.python = None  # (version, path)
+        self.bin = None
+        self.env = None
+        self.pythons = pythons
+
+    def log(self, step):
+        return os.path.join(MATRIX, "%s-%s.log" % (self.line, step))
+
+    def run(self, command, step, cwd=None, env=None, check=True, stdout_only=False):
+        """Run command with this version's tools; its output goes to the step's log as it comes and
+        is returned (with stdout_only, its standard output alone: ansible-doc warns beside its JSON)."""
         started = time.monotonic()
-        result = subprocess.run(command, cwd=cwd, env=env or self.env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, check=False)
-        with open(self.log, "a", encoding="utf-8") as handle:
-            handle.write("$ %s  (in %s)\n%s\n[exit %d, %.1f s]\n\n" % (
-                " ".join(command), cwd or os.getcwd(), result.stdout, result.returncode, time.monotonic() - started))
+        with open(self.log(step), "ab") as handle:
+            handle.write(("$ %s  (in %s)\n" % (" ".join(command), cwd or os.getcwd())).encode())
+            handle.flush()
+            start = handle.tell()
+            result = subprocess.run(command, cwd=cwd, env=env or self.env, stdout=subprocess.PIPE if stdout_only
+                                    else handle, stderr=handle, check=False)
+            if stdout_only:
+                output = result.stdout
+                handle.write(output)
+            else:
+                with open(self.log(step), "rb") as log:
+                    log.seek(start)
+                    output = log.read()
+            handle.write(("\n[exit %d, %.1f s]\n\n" % (result.returncode, time.monotonic() - started)).encode())
         if check and result.returncode:
             raise StepFailed("%s exited %d (log: %s)" % (os.path.basename(command[0]), result.returncode,
-                                                         os.path.relpath(self.log, ROOT)))
-        return result.stdout
+                                                         os.path.relpath(self.log(step), ROOT)))
+        return output.decode("utf-8", "replace")
+
+    def choose_python(self):
+        if self.latest:  # the newest Python there is: what a new user installs today
+            version = max(self.pythons, key=lambda v: tuple(int(p) for p in v.split(".")))
+            return version, self.pythons[version]
+        preferred, supported = LINES[self.line]
+        for version in (preferred,) + supported:
+            if version in self.pythons:
+                return version, self.pythons[version]
+        raise StepFailed("ansible-core %s needs Python %s; none of them was given (--pythons, the Makefile's "
+                         "MATRIX_PYTHONS)" % (self.line, " or ".join(supported)))
 
     def prepare(self):
-        """The venv of this line: the project's own when it has it, else build/matrix/<line>."""
+        """The venv of this line: the project's own when it has it on the chosen Python, else
+        build/matrix/<line> (recreated when its Python or its pins changed)."""
+        self.python = self.choose_python()
         project = os.path.join(ROOT, ".venv", "bin")
-        if core_version(os.path.join(project, "python")).startswith(self.line + "."):
+        if (not self.latest and python_version(os.path.join(project, "python")) == self.python[0]
+                and core_version(os.path.join(project, "python")).startswith(self.line + ".")):
             self.bin = project
         else:
             venv = os.path.join(MATRIX, self.line)
-            pins = os.path.join(ROOT, "requirements", "matrix", self.line + ".txt")
+            python = os.path.join(venv, "bin", "python")
+            if self.latest:
+                install = ["--upgrade", "ansible-core"]  # whatever PyPI has now
+                pins = None
+            else:
+                pins = os.path.join(ROOT, "requirements", "matrix", self.line + ".txt")
+                install = ["-r", pins]
             stamp = os.path.join(venv, ".installed")
-            if not (os.path.exists(stamp) and os.path.getmtime(stamp) >= os.path.getmtime(pins)):
-                if not os.path.exists(os.path.join(venv, "bin", "python")):
-                    self.run([sys.executable, "-m", "venv", venv], env=os.environ)
-                self.run([os.path.join(venv, "bin", "python"), "-m", "pip", "install", "--quiet",
-                          "--disable-pip-version-check", "-r", pins], env=os.environ)
+            fresh = (os.path.exists(stamp) and pins and os.path.getmtime(stamp) >= os.path.getmtime(pins)
+                     and python_version(python) == self.python[0])
+            if not fresh:
+                if python_version(python) != self.python[0]:
+                    shutil.rmtree(venv, ignore_errors=True)
+                    self.run([self.python[1], "-m", "venv", venv], "install", env=os.environ)
+                self.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"] + install,
+                         "install", env=os.environ)
                 with open(stamp, "w", encoding="utf-8"):
                     pass
             self.bin = os.path.join(venv, "bin")
@@ -97,14 +193,16 @@ class Version:
         for name in ("PYTHONPATH", "VIRTUAL_ENV", "ANSIBLE_CONFIG", "BROADCAST_MONITORING_DIRECT_EXECUTION"):
             env.pop(name, None)
         self.env = env
-        return core_version(os.path.join(self.bin, "python"))
+        self.core = core_version(os.path.join(self.bin, "python"))
+        if not self.core:
+            raise StepFailed("no ansible-core in %s" % self.bin)
+        return self.core
 
+    def modes(self):
+        return [DIRECT, PROCESSES] if has_direct_execution(self.core) else [DIRECT]
 
-def core_version(python):
-    if not os.path.exists(python):
-        return ""
-    return subprocess.run([python, "-c", "import ansible.release as r; print(r.__version__)"],
-                          capture_output=True, text=True, check=False).stdout.strip()
+    def expected(self, mode):
+        return IN_PROCESS if mode == DIRECT and has_direct_execution(self.core) else AS_PROCESSES
 
 
 def recap(output):
@@ -115,17 +213,29 @@ def recap(output):
     return hosts
 
 
-def playbooks(version, work, address):
-    """The playbook set against a fresh fleet; returns the table cells it proved."""
+def writes(fleet):
+    """How many requests that change (or could change) something the fleet's devices received."""
+    return sum(len(fleet.call(device.writes)) for device in fleet.fleet.devices)
+
+
+def playbooks(version, mode, strict):
+    """The playbook set in one execution mode against a fleet of its own; returns the cells it proved."""
+    step = "direct" if mode == DIRECT else "processes"
+    work = os.path.join(MATRIX, "work-%s-%s" % (version.line, step))
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    env = dict(version.env)
+    if mode == PROCESSES:
+        env["BROADCAST_MONITORING_DIRECT_EXECUTION"] = "false"
     cells = {}
     inventory = os.path.join(work, "inventory")
     shutil.copytree(os.path.join(ROOT, "playbooks", "inventory"), inventory)
-    with running_fleet(ts=1, fm=1, address=address) as fleet:
+    with running_fleet(ts=1, fm=1) as fleet:
         fleet.write_inventory(os.path.join(inventory, "hosts.yml"))
 
         def playbook(name, *extra, hosts=("fm-001", "ts-001")):
             output = version.run([os.path.join(version.bin, "ansible-playbook"), "-i", inventory,
-                                  os.path.join(ROOT, name)] + list(extra), cwd=work)
+                                  os.path.join(ROOT, name)] + list(extra), step, cwd=work, env=env)
             counts = recap(output)
             counts.pop("localhost", None)  # audit.yml's report play
             if sorted(counts) != list(hosts) or any(c.get("failed") or c.get("unreachable") for c in counts.values()):
@@ -141,12 +251,15 @@ def playbooks(version, work, address):
         cells["site.yml twice (2nd changed=0)"] = "passed"
 
         report = os.path.join(work, "drift.json")
+        before = writes(fleet)
         playbook("playbooks/audit.yml", "-e", "audit_report=" + report)
         with open(report, encoding="utf-8") as handle:
             drift = json.load(handle)
         if drift.get("devices_with_drift"):
             raise StepFailed("audit.yml after site.yml found drift: %s" % drift["devices_with_drift"])
-        cells["audit.yml"] = "passed"
+        if writes(fleet) != before:
+            raise StepFailed("audit.yml wrote to a device (%d write requests)" % (writes(fleet) - before))
+        cells["audit.yml"] = "passed, 0 writes"
 
         backups = os.path.join(work, "backups")
         playbook("playbooks/backup.yml", "-e", "backup_dir=" + backups, "-e", "backup_history=false")
@@ -164,15 +277,38 @@ def playbooks(version, work, address):
                 raise StepFailed("the backup after restore.yml differs from the one restored")
         cells["restore.yml"] = "passed"
 
+        # The simulated streams raise random TR 101 290 priority-1 errors, which the example profile
+        # makes critical: that check is waived (it still runs, and is reported as waived when it fails).
+        playbook("playbooks/validate.yml", "-e", "validate_confirm_delay=1", "-e", "validate_report_dir=reports",
+                 "-e", '{"validate_waive": ["input_priority1"]}')
+        with open(os.path.join(work, "reports", "validate.json"), encoding="utf-8") as handle:
+            results = json.load(handle)
+        statuses = {host: result.get("status") for host, result in results.items()}
+        checks = [check for result in results.values() for check in result.get("checks", [])]
+        unexpected = [check for check in checks if check.get("status") == "failed"
+                      or (check.get("status") == "waived" and check.get("check") != "input_priority1")]
+        if statuses != {"fm-001": "passed", "ts-001": "passed"} or unexpected or not any(
+                check.get("status") == "passed" for check in checks):
+            raise StepFailed("validate.yml: %s %s" % (statuses, unexpected))
+        cells["validate.yml"] = "passed"
+
+        before = writes(fleet)
         output = version.run([os.path.join(version.bin, "ansible-playbook"), "-i", inventory, "-vvv",
-                              os.path.join(ROOT, "tests", "matrix", "check_diff.yml")], cwd=work)
+                              os.path.join(ROOT, "tests", "matrix", "check_diff.yml")], step, cwd=work, env=env)
         if recap(output).get("ts-001", {}).get("failed", 1):
             raise StepFailed("check_diff.yml: %s" % recap(output))
+        if writes(fleet) != before:
+            raise StepFailed("check_diff.yml (check mode) wrote to the device")
         cells["check mode + diff"] = "passed"
-        direct = "broadcast.monitoring.ts_snmp runs in the controller's process" in output
-        process = "AnsiballZ_ts_snmp.py" in output  # the module payload ansible-core writes for a module process
-        cells["modules run"] = {(True, False): "in the controller's process",
-                                (False, True): "as module processes"}.get((direct, process), "?")
+    direct = "broadcast.monitoring.ts_snmp runs in the controller's process" in output
+    process = "AnsiballZ_ts_snmp.py" in output  # the module payload ansible-core writes for a module process
+    ran = {(True, False): IN_PROCESS, (False, True): AS_PROCESSES}.get((direct, process), "?")
+    if ran != version.expected(mode):
+        if strict or ran == "?":
+            raise StepFailed("the modules ran %s, expected %s (log: %s)" % (ran, version.expected(mode),
+                                                                            os.path.relpath(version.log(step), ROOT)))
+        ran += " (fallback)"
+    cells["modules run"] = ran
     return cells
 
 
@@ -187,16 +323,17 @@ def plugin_docs(version):
                        for p in glob.glob(os.path.join(ROOT, "roles", "*", "meta", "argument_specs.yml"))),
     }
     total = 0
+    doc = os.path.join(version.bin, "ansible-doc")
     for kind, names in expected.items():
         if not names:
             continue
-        listed = json.loads(version.run([os.path.join(version.bin, "ansible-doc"), "-t", kind, "-l", "--json",
-                                         "broadcast.monitoring"]))
+        listed = json.loads(version.run([doc, "-t", kind, "-l", "--json", "broadcast.monitoring"], "doc",
+                                        stdout_only=True))
         fqcns = ["broadcast.monitoring." + name for name in names]
         missing = sorted(set(fqcns) - set(listed))
         if missing:
             raise StepFailed("ansible-doc -t %s -l does not list %s" % (kind, ", ".join(missing)))
-        docs = json.loads(version.run([os.path.join(version.bin, "ansible-doc"), "-t", kind, "--json"] + fqcns))
+        docs = json.loads(version.run([doc, "-t", kind, "--json"] + fqcns, "doc", stdout_only=True))
         for fqcn in fqcns:
             entry = docs.get(fqcn) or {}
             if kind == "role":
@@ -220,6 +357,9 @@ def copy_tree(target):
     os.remove(archive)
 
 
+SEED_LOCK = threading.Lock()
+
+
 def seed_get_pip(bin_dir):
     """ansible-test downloads get_pip_<pip version>.py; give it the offline stand-in."""
     versions = set()
@@ -227,54 +367,27 @@ def seed_get_pip(bin_dir):
                                        "_internal", "*.py")):
         with open(path, encoding="utf-8") as handle:
             versions.update(re.findall(r"""pip=['"]([0-9.]+)['"]""", handle.read()))
-    os.makedirs(CACHE, exist_ok=True)
-    for pip in versions or {"24.2"}:
-        target = os.path.join(CACHE, "get_pip_%s.py" % pip.replace(".", "_"))
-        if not os.path.exists(target):
-            shutil.copy(os.path.join(ROOT, "tools", "get_pip_offline.py"), target)
+    with SEED_LOCK:
+        os.makedirs(CACHE, exist_ok=True)
+        for pip in versions or {"24.2"}:
+            target = os.path.join(CACHE, "get_pip_%s.py" % pip.replace(".", "_"))
+            if not os.path.exists(target):
+                shutil.copy(os.path.join(ROOT, "tools", "get_pip_offline.py"), target)
 
 
 def ansible_test(version, what):
+    """ansible-test units or sanity in a virtual environment of its own (--venv), on a copy of the tree."""
     seed_get_pip(version.bin)
-    copy = os.path.join(COPIES, version.line, "ansible_collections", "broadcast", "monitoring")
-    if not os.path.isdir(copy):
-        copy_tree(copy)
-    command = [os.path.join(version.bin, "ansible-test"), what, "--venv", "--python", "3.11", "--color", "no"]
+    copy = os.path.join(COPIES, "%s-%s" % (version.line, what), "ansible_collections", "broadcast", "monitoring")
+    copy_tree(copy)
+    command = [os.path.join(version.bin, "ansible-test"), what, "--venv", "--python", version.python[0],
+               "--color", "no"]
     started = time.monotonic()
-    version.run(command, cwd=copy)
-    return "passed (%.0f s)" % (time.monotonic() - started)
-
-
-def one(line, args):
-    os.makedirs(MATRIX, exist_ok=True)
-    log = os.path.join(MATRIX, line + ".log")
-    if os.path.exists(log):
-        os.remove(log)
-    version = Version(line, log)
-    row = {column: "-" for column in COLUMNS}
-    row["ansible-core"] = line
-    step = "installing ansible-core %s" % line
-    started = time.monotonic()
-    shutil.rmtree(os.path.join(COPIES, line), ignore_errors=True)
     try:
-        row["ansible-core"] = version.prepare() or line
-        work = os.path.join(MATRIX, "work-" + line)
-        shutil.rmtree(work, ignore_errors=True)
-        os.makedirs(work)
-        step = "the playbooks"
-        row.update(playbooks(version, work, args.address(line)))
-        step = "ansible-doc"
-        row["ansible-doc"] = plugin_docs(version)
-        if args.units:
-            step = "ansible-test units"
-            row["units"] = ansible_test(version, "units")
-        if args.sanity:
-            step = "ansible-test sanity"
-            row["sanity"] = ansible_test(version, "sanity")
-        failure = None
-    except (StepFailed, subprocess.SubprocessError, OSError, KeyError, ValueError) as error:
-        failure = "%s: %s" % (step, error)
-    return row, failure, time.monotonic() - started
+        version.run(command, what, cwd=copy)
+    finally:
+        shutil.rmtree(os.path.dirname(os.path.dirname(os.path.dirname(copy))), ignore_errors=True)
+    return "passed (%.0f s)" % (time.monotonic() - started)
 
 
 def table(rows, columns):
@@ -303,33 +416,105 @@ def readme(text, mode):
     return None
 
 
+def line_list(text):
+    return [line for line in re.split(r"[\s,]+", text or "") if line]
+
+
+def run(versions, args):
+    """Prepare each version, then run every step (playbooks per mode, ansible-doc, units, sanity)
+    --jobs at a time; returns (rows, extra rows, failures)."""
+    os.makedirs(MATRIX, exist_ok=True)
+    for path in glob.glob(os.path.join(MATRIX, "*.log")):
+        os.remove(path)
+    failures, steps = [], []
+    for version in versions:
+        try:
+            version.prepare()
+            where = os.path.relpath(version.bin, ROOT)
+            print("%s: ansible-core %s on Python %s (%s)" % (version.line, version.core, version.python[0], where),
+                  flush=True)
+        except (StepFailed, subprocess.SubprocessError, OSError) as error:
+            failures.append("%s: installing: %s" % (version.line, error))
+            continue
+        if version.line in args.sanity or (args.latest and args.sanity):
+            steps.append((version, "sanity", None))
+        if version.line in args.units or (args.latest and args.units):
+            steps.append((version, "units", None))
+        steps += [(version, "playbooks", mode) for mode in version.modes()]
+        steps.append((version, "doc", None))
+
+    # the longest first (ansible-test, then the playbooks), so that the workers end together
+    steps.sort(key=lambda s: ("sanity", "units", "playbooks", "doc").index(s[1]))
+
+    def step(version, what, mode):
+        started = time.monotonic()
+        try:
+            if what == "playbooks":
+                result = playbooks(version, mode, strict=not args.latest)
+            elif what == "doc":
+                result = plugin_docs(version)
+            else:
+                result = ansible_test(version, what)
+            failure = None
+        except (StepFailed, subprocess.SubprocessError, OSError, KeyError, ValueError) as error:
+            result, failure = None, "%s" % error
+        name = what + (" (%s)" % mode if mode else "")
+        print("%s %s: %s (%.0f s)" % (version.core, name, failure or "passed", time.monotonic() - started), flush=True)
+        return result, failure and "%s %s: %s" % (version.line, name, failure)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(lambda s: step(*s), steps))
+    rows, extra = [], []
+    for (version, what, mode), (result, failure) in zip(steps, results):
+        if failure:
+            failures.append(failure)
+        if what == "playbooks":
+            row = {column: "-" for column in COLUMNS}
+            row.update({"ansible-core": version.core, "Python": version.python[0], "execution mode": mode})
+            row.update(result or {"modules run": "failed"})
+            rows.append(row)
+        elif what in ("units", "sanity"):
+            extra.append({"ansible-core": version.core, "Python": version.python[0], "ansible-test": what,
+                          "result": result or "failed"})
+    docs = {step[0].core: outcome[0] for step, outcome in zip(steps, results) if step[1] == "doc"}
+    for row in rows:
+        row["ansible-doc"] = docs.get(row["ansible-core"]) or "failed"
+    return rows, extra, failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
-    parser.add_argument("versions", nargs="*", default=["2.16", "2.17", "2.18", "2.19"])
-    parser.add_argument("--sanity", action="store_true", help="also ansible-test sanity --venv with each version")
-    parser.add_argument("--units", action="store_true", help="also ansible-test units --local with each version")
+    parser.add_argument("versions", nargs="*", default=list(LINES))
+    parser.add_argument("--pythons", default="", help="interpreters to run ansible-core on, separated by %r "
+                        "(besides this one)" % os.pathsep)
+    parser.add_argument("--sanity", default="", help="the lines to run ansible-test sanity --venv with (comma list)")
+    parser.add_argument("--units", default="", help="the lines to run ansible-test units --venv with (comma list)")
+    parser.add_argument("--latest", action="store_true", help="the newest ansible-core on PyPI instead of the lines "
+                        "(--sanity/--units: any value turns them on)")
+    parser.add_argument("--jobs", type=int, default=2, help="steps run at a time")
     parser.add_argument("--readme", choices=("check", "write", "none"), default="none",
                         help="compare README.md's table with this run, or write it there")
-    parser.add_argument("--address", help="first loopback address of the fleets (a /24 each; default: a random one)")
     args = parser.parse_args()
-    base = args.address
-    args.address = (lambda line: base.rsplit(".", 2)[0] + ".%d.1" % (int(base.split(".")[2]) + args.versions.index(line))
-                    if base else free_base_address())
-    columns = list(COLUMNS) + [c for c, on in (("units", args.units), ("sanity", args.sanity)) if on]
-    rows, failures, started = [], [], time.monotonic()
-    for line in args.versions:
-        row, failure, seconds = one(line, args)
-        rows.append(row)
-        print("%s: %s (%.0f s)" % (row["ansible-core"], failure or "passed", seconds), flush=True)
-        if failure:
-            failures.append("%s: %s" % (line, failure))
-    text = table(rows, columns)
-    print("\n" + text + "\n\nlogs: build/matrix/<version>.log; %.0f s in all" % (time.monotonic() - started))
+    args.sanity, args.units = line_list(args.sanity), line_list(args.units)
+    pythons = interpreters(args.pythons.split(os.pathsep))
+    if args.latest:
+        versions = [Version("latest", pythons, latest=True)]
+    else:
+        unknown = sorted(set(args.versions) - set(LINES))
+        if unknown:
+            parser.error("unknown release line %s (known: %s)" % (", ".join(unknown), " ".join(LINES)))
+        versions = [Version(line, pythons) for line in args.versions]
+    started = time.monotonic()
+    rows, extra, failures = run(versions, args)
+    text = table(rows, COLUMNS)
+    if extra:
+        text += "\n\n" + table(extra, ["ansible-core", "Python", "ansible-test", "result"])
+    print("\n" + text + "\n\nlogs: build/matrix/<line>-<step>.log; %.0f s in all" % (time.monotonic() - started))
     if args.readme == "write" and failures:
         failures.append("README.md not written: the run failed")
     elif args.readme != "none":
-        if sorted(args.versions) != ["2.16", "2.17", "2.18", "2.19"]:
-            failures.append("--readme needs the whole matrix: 2.16 2.17 2.18 2.19")
+        if args.latest or sorted(args.versions) != sorted(LINES):
+            failures.append("--readme needs the whole matrix: %s" % " ".join(LINES))
         else:
             problem = readme(table(rows, COLUMNS), args.readme)
             if problem:

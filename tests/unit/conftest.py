@@ -5,11 +5,21 @@ backup. Tests of the client itself (test_client.py) fake the transport below it 
 from __future__ import annotations
 
 import copy
+import os
+import sys
 
 import pytest
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _offline as offline
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_api
+
+# The simulator's package (bm_simulator, which test_swu.py and test_simulator_agreement.py compare
+# with) from this tree's simulator/src when it is not installed: ansible-test units copies
+# tests/unit/requirements.txt away from the tree before pip reads it, so that file cannot name
+# ./simulator; it lists the simulator's dependencies instead.
+SIMULATOR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "simulator", "src")
+if SIMULATOR not in sys.path:
+    sys.path.append(SIMULATOR)
 
 
 class RecordingClient(offline.Recorder):
