@@ -96,7 +96,7 @@ shellcheck:
 # locally (tools/get_pip_offline.py) because ansible-test's download host is unreachable.
 sanity: venv shellcheck get-pip
 	rm -rf $(SANITY_ROOT) && mkdir -p $(SANITY_COPY)
-	tar -C $(CURDIR) --exclude=./$(VENV) --exclude=./$(BUILD) --exclude=./.git --exclude=./tests/output --exclude='*.egg-info' -cf - . \
+	tar -C $(CURDIR) --exclude=./$(VENV) --exclude=./$(BUILD) --exclude=./.git --exclude=./.hypothesis --exclude=./tests/output --exclude='*.egg-info' -cf - . \
 	  | tar -C $(SANITY_COPY) -xf -
 	cd $(SANITY_COPY) && $(CURDIR)/$(BIN)/ansible-test sanity --venv --python 3.11 --color no
 

@@ -13,7 +13,7 @@ small simulated fleet (1 TS analyzer, 1 FM monitor) of its own:
 - playbooks/validate.yml: every device passes;
 - tests/matrix/check_diff.yml: ts_snmp in check mode with diff writes nothing and shows the change
   (at -vvv, which also says whether the modules ran in the controller's process or as processes);
-- ansible-doc of every module, filter and role of the collection.
+- ansible-doc of every module, filter, lookup and role of the collection.
 
 The playbooks run once per execution mode: with direct execution (the default) and with module
 processes (BROADCAST_MONITORING_DIRECT_EXECUTION=false) from 2.19 on; before 2.19 the default is
@@ -313,11 +313,13 @@ def playbooks(version, mode, strict):
 
 
 def plugin_docs(version):
-    """ansible-doc of every module, filter and role; each must come back with its documentation."""
+    """ansible-doc of every module, filter, lookup and role; each must come back with its documentation."""
     expected = {
         "module": sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(ROOT, "plugins", "modules", "*.py"))
                          if not os.path.basename(p).startswith("_")),
         "filter": sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(ROOT, "plugins", "filter", "*.py"))
+                         if not os.path.basename(p).startswith("_")),
+        "lookup": sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(ROOT, "plugins", "lookup", "*.py"))
                          if not os.path.basename(p).startswith("_")),
         "role": sorted(os.path.basename(os.path.dirname(os.path.dirname(p)))
                        for p in glob.glob(os.path.join(ROOT, "roles", "*", "meta", "argument_specs.yml"))),
