@@ -107,6 +107,18 @@ def not_renamed(obj, name, words):
                          " neither reads nor writes" % " and ".join(others))
 
 
+def sorted_by_id(items, name):
+    """The objects of a list answer in the order of their integer field ``name`` (an input's ``id``,
+    a tuner's ``tuner_id``). An item that is no object, or whose ``name`` is no integer, is a
+    ShapeError naming the request and the field: ids of mixed types cannot be ordered."""
+    for item in items:
+        value = item.get(name) if isinstance(item, dict) else None
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ShapeError(where_of(item), name, reason="an item's field %r is not an integer: %r" % (
+                name, value if isinstance(item, dict) else item))
+    return sorted(items, key=lambda item: item[name])
+
+
 def list_or_empty(obj, name):
     """An optional list field: absent, null or empty all read as [] (one meaning for each)."""
     value = obj.get(name) if isinstance(obj, dict) else None

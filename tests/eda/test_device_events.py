@@ -307,7 +307,8 @@ ODD_PASSWORD = 'pä"ss\\wörd%s-€'
 
 class HostileDevice:
     """A fake analyzer on loopback (http.server in a thread) that answers the source's poll
-    as ``behaviour`` says: ``mixed_ids`` (/api/inputs with ids 1 and "x"), ``busy`` (503 to
+    as ``behaviour`` says: ``mixed_ids`` (/api/inputs with ids 1 and "x"), ``odd_metrics`` (an
+    input's metrics a list, which the reader does not expect), ``busy`` (503 to
     every request after the login), ``slow`` (its alive check answers after a minute),
     ``echo_token`` (a 400 that repeats the request's Authorization header),
     ``echo_password`` (a login refused with a message that repeats the password)."""
@@ -363,6 +364,8 @@ class HostileDevice:
                         self.command, self.path, self.headers.get("Authorization"))})
                 if self.path == "/api/statistics/current":
                     return self.answer(200, {"transport_streams": []})
+                if self.path == "/api/inputs" and device.behaviour == "odd_metrics":
+                    return self.answer(200, [{"id": 1, "name": "A", "state": "ok", "metrics": [1]}])
                 if self.path == "/api/inputs":
                     return self.answer(200, [{"id": 1, "name": "A", "state": "ok"}, {"id": "x", "name": "B", "state": "ok"}])
                 return self.answer(404, {"code": 404, "message": "not found"})
@@ -390,7 +393,7 @@ class HostileDevice:
 
 @pytest.fixture
 def hostile():
-    behaviours = ("mixed_ids", "busy", "slow", "echo_token", "echo_password")
+    behaviours = ("mixed_ids", "odd_metrics", "busy", "slow", "echo_token", "echo_password")
     devices = {behaviour: HostileDevice(behaviour) for behaviour in behaviours}
     yield devices
     for device in devices.values():
@@ -468,15 +471,17 @@ def test_one_device_never_holds_back_another_and_stopping_ends_the_source_at_onc
     assert stopped[0] - lost_at < interval + 2, "signal loss seen %.1f s after it happened" % (stopped[0] - lost_at)
     # each hostile device: an event of its own, once
     failed = {name: [e for e in found if e["kind"] == "poll_failed"] for name, found in by_device.items()}
-    assert failed["hostile-mixed_ids"][0]["detail"]["error_kind"] == "unexpected"
-    assert "TypeError" in failed["hostile-mixed_ids"][0]["detail"]["error"]
+    assert failed["hostile-mixed_ids"][0]["detail"]["error_kind"] == "shape"
+    assert "GET /api/inputs: an item's field 'id' is not an integer: 'x'" in failed["hostile-mixed_ids"][0]["detail"]["error"]
+    assert failed["hostile-odd_metrics"][0]["detail"]["error_kind"] == "unexpected"  # any exception: this device's event
+    assert "AttributeError" in failed["hostile-odd_metrics"][0]["detail"]["error"]
     assert failed["hostile-echo_token"][0]["detail"]["error_kind"] == "refused"
     assert "Authorization: Bearer ********" in failed["hostile-echo_token"][0]["detail"]["error"]
     assert "no such password: ******** (in " in failed["hostile-echo_password"][0]["detail"]["error"]
     for name in ("hostile-busy", "hostile-slow"):
         unreachable = [e for e in by_device[name] if e["kind"] == "unreachable"]
         assert len(unreachable) == 1 and "poll_timeout" in unreachable[0]["detail"]["error"], by_device[name]
-    for name in ("hostile-mixed_ids", "hostile-echo_token", "hostile-echo_password"):
+    for name in ("hostile-mixed_ids", "hostile-odd_metrics", "hostile-echo_token", "hostile-echo_password"):
         assert len(failed[name]) == 1, by_device[name]  # said once per distinct error
     # cancelled with requests in flight: the source ended at once, its threads right after
     assert stopped_after < 2, "the source took %.1f s to stop" % stopped_after

@@ -12,6 +12,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.api impor
     TUNERS,
     status_from_device,
 )
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import sorted_by_id
 
 
 def snapshot_items(client):
@@ -19,7 +20,7 @@ def snapshot_items(client):
     ``state`` (disabled, enabled, sleep), ``frequency`` (kHz), ``tuned``, ``signal_ok``,
     ``stream_enabled``, ``rssi`` (``quality.rssi``) and ``alarms`` (the tokens of ``quality.alarms``, sorted)."""
     items = []
-    for raw in sorted(client.get(TUNERS), key=lambda r: r["tuner_id"]):
+    for raw in sorted_by_id(client.get(TUNERS), "tuner_id"):
         state = raw.get("state")
         quality = raw.get("quality") or {}
         alarms = quality.get("alarms") or ""

@@ -15,7 +15,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.api impor
     STATUS_NAMES,
     read_reboot_needed,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import list_or_empty
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import list_or_empty, sorted_by_id
 
 
 #: the input ``state`` of an input that receives its stream (chosen shapes: ``ok``,
@@ -37,7 +37,7 @@ def snapshot_items(client):
     for stream in list_or_empty(client.get(STATISTICS_CURRENT), "transport_streams"):
         streams[stream.get("input_id")] = stream.get("data") or {}
     items = []
-    for raw in sorted(client.get(INPUTS), key=lambda r: r["id"]):
+    for raw in sorted_by_id(client.get(INPUTS), "id"):
         data = streams.get(raw["id"], {})
         levels = {name: _status_level(value.get("status")) for name, value in data.items() if isinstance(value, dict)}
         known = [name for name in ERROR_NAMES if levels.get(name)]

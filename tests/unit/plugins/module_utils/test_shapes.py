@@ -13,7 +13,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import ap
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api_backup as fm_backup
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api_backup as ts_backup
-from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook, list_or_empty
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook, list_or_empty, sorted_by_id
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import SHAPE, ShapeError
 
 
@@ -166,3 +166,17 @@ def test_paged_and_keyed_answers_become_the_collections_shapes():
     assert fm_device.alerts_total({"total": 4}) == 4
     assert fm_device.tuner_count({}) is None and fm_device.tuner_count({"tuners": 8}) == 8
     assert fm_device.bitrates_from_device({"bitrates": [64, 128]}) == [64, 128]
+
+
+def test_items_of_a_list_answer_are_ordered_by_their_integer_id():
+    items = json.loads('[{"id": 3}, {"id": 1}]', object_hook=answer_hook("GET /inputs"))
+    assert [item["id"] for item in sorted_by_id(items, "id")] == [1, 3]
+
+
+@pytest.mark.parametrize("answer", ['[{"id": 1}, {"id": "x"}]', '[{"id": 1}, {"name": "a"}]', '[{"id": true}]', '[1]'])
+def test_an_id_that_is_no_integer_is_an_error_naming_the_request_and_the_field(answer):
+    with pytest.raises(ShapeError) as raised:
+        sorted_by_id(json.loads(answer, object_hook=answer_hook("GET /inputs")), "id")
+    assert "GET /inputs" in str(raised.value) or answer == "[1]"
+    assert "field 'id' is not an integer" in str(raised.value)
+    assert raised.value.field == "id"
