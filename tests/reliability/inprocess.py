@@ -25,6 +25,8 @@ import json
 
 from ansible.module_utils.testing import patch_module_args
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _errors as errors
+
 PACKAGE = "ansible_collections.broadcast.monitoring.plugins.modules."
 
 #: keys in which a registered result and the module's own JSON may differ
@@ -38,6 +40,9 @@ def run_module(name, args, check=False, diff=True):
     has ``failed: true`` and its ``msg`` like a registered result has.
     """
     module = importlib.import_module(PACKAGE + name)
+    # A module run is a process of its own under Ansible: the secrets it learns (_errors.SECRETS,
+    # the passwords given and the tokens issued) die with it, so one run here starts with none
+    errors.SECRETS = errors.Secrets()
     internal = {"_ansible_check_mode": bool(check), "_ansible_diff": bool(diff),
                 "_ansible_module_name": "broadcast.monitoring." + name}
     out = io.StringIO()
