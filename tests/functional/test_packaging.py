@@ -2,6 +2,7 @@
 (the license text in it), a README that does not send them to files the tarball lacks, and a
 documentation site whose landing page links the guides and the release notes."""
 
+import ast
 import glob
 import os
 import re
@@ -137,7 +138,10 @@ def test_the_docs_landing_page_names_the_tested_versions_as_the_matrix_runs_them
     with open(os.path.join(ROOT, "Makefile"), encoding="utf-8") as handle:
         (matrix,) = re.findall(r"^MATRIX\s*:=\s*(.+)$", handle.read(), re.MULTILINE)
     versions = matrix.split()
+    with open(os.path.join(ROOT, "tools", "test_matrix.py"), encoding="utf-8") as handle:
+        lines = ast.literal_eval(re.search(r"^LINES = (\{.*?^\})$", handle.read(), re.MULTILINE | re.DOTALL).group(1))
     with open(os.path.join(ROOT, "docs", "site", "rst", "index.rst"), encoding="utf-8") as handle:
         index = " ".join(handle.read().split())
-    assert "Tested ansible-core versions: %s and %s, each on Python 3.11" % (", ".join(versions[:-1]), versions[-1]) \
-        in index
+    pythons = ["%s (%s)" % (lines[version][0], version) for version in versions]
+    assert "Tested ansible-core versions: %s and %s, on Python %s and %s" % (
+        ", ".join(versions[:-1]), versions[-1], ", ".join(pythons[:-1]), pythons[-1]) in index
