@@ -173,6 +173,7 @@ def run_document(fleet, workdir, document, environment, ran, after_block=None):
             target = workdir / marker[len("file "):]
             shown = yaml.safe_load(block) if target.suffix == ".yml" else None
             is_hosts = isinstance(shown, dict) and "children" in shown.get("all", {})
+            target.parent.mkdir(parents=True, exist_ok=True)  # a file the guide keeps in a folder of its own
             target.write_text(hosts_for_fleet(block, fleet) if is_hosts else block)
         elif marker == "run":
             rehearsal = is_rehearsal(block)
