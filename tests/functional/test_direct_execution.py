@@ -8,6 +8,7 @@ is ``<ansible_python_interpreter> AnsiballZ_<module>.py``, direct execution star
 
 import json
 import os
+import re
 import stat
 import sys
 
@@ -157,6 +158,10 @@ class Connection(Local):
 '''
 
 
+#: the device's time as fm_schedule's messages give it
+DEVICE_TIME = re.compile(r"\((monday|tuesday|wednesday|thursday|friday|saturday|sunday) \d\d:\d\d\)")
+
+
 def normalised(value, measured=False):
     """``value`` with clocks (CLOCKS) and measurements (every number below a MEASURED key)
     reduced to their type."""
@@ -169,6 +174,10 @@ def normalised(value, measured=False):
         return "<number>"
     if isinstance(value, str) and "Valid booleans include: " in value:
         return value.split("Valid booleans include: ")[0]  # printed from a set: its order varies by process
+    if isinstance(value, str):
+        # a message naming the device's time ("at the device's time (saturday 10:36)"): the two runs
+        # are minutes apart
+        return DEVICE_TIME.sub("(<weekday> <hh:mm>)", value)
     return value
 
 
