@@ -218,8 +218,8 @@ def _failure(name, parts, declared, planned_only=False):
 # -- what a run changed, one readable line per part and object ----------------------------------
 #: the parts that are lists of objects (their results list ``changes``, their diffs are keyed by object)
 LISTED = frozenset(part.name for parts in PARTS.values() for part in parts if part.kind is list)
-#: the list parts whose objects are the FM monitor's tuners (keyed by tuner id)
-PER_TUNER = frozenset(part.name for part in PARTS["fm_monitor"] if part.kind is list)
+#: the list parts whose objects are tuners (keyed by tuner id): the per-tuner parts, which take a ``<part>_all``
+PER_TUNER = frozenset(part.name for parts in PARTS.values() for part in parts if part.shared)
 #: how long a value may get in a line before it is cut
 SHOWN_MAX = 60
 

@@ -95,11 +95,12 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import masked
 
-#: every check kind, in report order
-KINDS = ("device_answers", "input_receiving", "input_priority1", "tuner_signal", "tuner_streaming", "snmp_traps",
-         "firmware")
+#: every check kind, in report order: the device-wide ones, and each device type's (its validation.py)
+KINDS = ("device_answers",) + tuple(kind for device_type in devices.every() for kind in device_type.validation().CHECKS) \
+    + ("firmware",)
 STATUSES = ("passed", "failed", "waived", "skipped")
 #: a reading that failed with an error not of the device: no check kind, so neither skipped nor waived
 TASK_ERROR = "task_error"
@@ -108,110 +109,6 @@ TASK_ERROR = "task_error"
 def _check(kind, key, obj, ok, message, skipped=None):
     return {"id": kind if key is None else "%s[%s]" % (kind, key), "check": kind, "object": obj, "ok": ok,
             "message": message, "not_applicable": skipped}
-
-
-def _analyzer_checks(declared, reading):
-    snapshot = reading.get("snapshot") or {}
-    by_name = {}
-    for item in snapshot.get("inputs") or []:
-        by_name.setdefault(item.get("name"), item)  # the first of inputs sharing a name, as the roles do
-    out = []
-    for entry in declared.get("inputs") or []:
-        if not isinstance(entry, dict) or entry.get("name") is None:
-            continue
-        name = str(entry["name"])
-        obj = "input %s" % name
-        item = by_name.get(name)
-        monitoring = entry.get("monitoring")
-        if monitoring == "stopped" or (monitoring is None and item is not None and item.get("monitoring") is False):
-            reason = "monitoring declared stopped" if monitoring == "stopped" else \
-                "monitoring paused on the device and not declared"
-            out.append(_check("input_receiving", name, obj, True, reason, skipped=True))
-            out.append(_check("input_priority1", name, obj, True, reason, skipped=True))
-            continue
-        if item is None:
-            message = "%s: declared, not on the device" % obj
-            out.append(_check("input_receiving", name, obj, False, message))
-            out.append(_check("input_priority1", name, obj, False, message))
-            continue
-        obj = "input %s (id %s)" % (name, item.get("id"))
-        receiving = item.get("state") == "ok" and (item.get("bitrate") or 0) > 0
-        out.append(_check("input_receiving", name, obj, receiving,
-                          "%s: receives its stream (%s bit/s)" % (obj, item.get("bitrate")) if receiving else
-                          "%s: does not receive its stream (state %s, bitrate %s bit/s)" % (
-                              obj, item.get("state"), item.get("bitrate"))))
-        errors = item.get("priority1_errors") or []
-        clean = item.get("priority1") == "ok"
-        out.append(_check("input_priority1", name, obj, clean,
-                          "%s: no TR 101 290 priority-1 error" % obj if clean else
-                          "%s: TR 101 290 priority-1 %s (%s)" % (obj, item.get("priority1"),
-                                                                 ", ".join(str(e) for e in errors) or "no error named")))
-    snmp = declared.get("snmp")
-    if isinstance(snmp, dict) and ("trap_addresses" in snmp or "enabled" in snmp):
-        out.append(_snmp_check(snmp, bool(declared.get("purge_snmp")), reading.get("snmp")))
-    return out
-
-
-def _snmp_check(snmp, purge, device):
-    if not isinstance(device, dict):
-        return _check("snmp_traps", None, "device", False, "SNMP settings not read")
-    problems = []
-    if snmp.get("enabled") is not None and bool(snmp["enabled"]) != bool(device.get("enabled")):
-        problems.append("the agent is %s, declared %s" % (
-            "on" if device.get("enabled") else "off", "on" if snmp["enabled"] else "off"))
-    wanted = [str(a) for a in snmp.get("trap_addresses") or []]
-    have = [str(a) for a in device.get("trap_addresses") or []]
-    missing = [a for a in wanted if a not in have]
-    if missing:
-        problems.append("trap receivers missing: %s" % ", ".join(missing))
-    extra = [a for a in have if a not in wanted]
-    if purge and "trap_addresses" in snmp and extra:
-        problems.append("trap receivers not declared: %s" % ", ".join(extra))
-    # what the device has and what was declared, each as it is: an undeclared receiver is not
-    # "as declared" (without purge it is left, and the message names it apart)
-    said = "the device has %s; declared %s" % (", ".join(have) or "none",
-                                               ", ".join(wanted) if "trap_addresses" in snmp else "no list")
-    if problems:
-        return _check("snmp_traps", None, "device", False, "SNMP: %s (trap receivers: %s)" % ("; ".join(problems), said))
-    left = ("; not declared, left on the device: %s" % ", ".join(extra)) if extra and "trap_addresses" in snmp else ""
-    return _check("snmp_traps", None, "device", True, "SNMP trap receivers: %s%s" % (said, left))
-
-
-def _tuner_checks(declared, reading):
-    snapshot = reading.get("snapshot") or {}
-    by_id = {item.get("id"): item for item in snapshot.get("tuners") or []}
-    shared = declared.get("tuners_all") or {}
-    out = []
-    for entry in declared.get("tuners") or []:
-        if not isinstance(entry, dict) or entry.get("tuner_id") is None:
-            continue
-        ident = entry["tuner_id"]
-        item = by_id.get(ident)
-        if item is None:
-            message = "tuner %s: declared, not on the device" % ident
-            out.append(_check("tuner_signal", ident, "tuner %s" % ident, False, message))
-            continue
-        obj = "tuner %s (%s)" % (ident, item.get("name"))
-        state = entry.get("operating_state") or shared.get("operating_state")
-        if (state or item.get("state")) != "enabled":
-            reason = "operating state %s %s" % (state or item.get("state"),
-                                                "declared" if state else "on the device, not declared")
-            out.append(_check("tuner_signal", ident, obj, True, reason, skipped=True))
-            out.append(_check("tuner_streaming", ident, obj, True, reason, skipped=True))
-            continue
-        on_air = bool(item.get("tuned")) and bool(item.get("signal_ok"))
-        out.append(_check("tuner_signal", ident, obj, on_air,
-                          "%s: tuned, signal OK" % obj if on_air else
-                          "%s: %s" % (obj, "; ".join(part for part in (
-                              None if item.get("tuned") else "not tuned (not locked onto %s kHz)" % item.get("frequency"),
-                              None if item.get("signal_ok") else "signal not OK (below the RSSI threshold)") if part))))
-        stream = entry.get("stream") if isinstance(entry.get("stream"), dict) else {}
-        streaming = stream.get("enabled", (shared.get("stream") or {}).get("enabled"))
-        if streaming:
-            streams = bool(item.get("stream_enabled"))
-            out.append(_check("tuner_streaming", ident, obj, streams,
-                              "%s: streams" % obj if streams else "%s: streaming declared, the tuner does not stream" % obj))
-    return out
 
 
 def _device_failed(reading):
@@ -230,7 +127,7 @@ def _checks(declared, reading):
         return [_check("device_answers", None, "device", False, "the device did not answer: %s" % reading["error"])]
     device_type = declared.get("device_type")
     out = [_check("device_answers", None, "device", True, "the device answered")]
-    out += _analyzer_checks(declared, reading) if device_type == "ts_analyzer" else _tuner_checks(declared, reading)
+    out += devices.device_type(device_type).validation().checks(declared, reading, _check)
     wanted = str(declared.get("firmware_version") or "")
     if wanted:
         have = str((reading.get("snapshot") or {}).get("firmware_version"))
@@ -248,8 +145,8 @@ def validation_result(readings, declared, skip=None, waive=None, host="", skip_v
     """The result of the checks of ``declared`` on ``readings`` (one or two)."""
     if not isinstance(readings, (list, tuple)) or not readings or not all(isinstance(r, dict) for r in readings):
         raise AnsibleFilterError("validation_result: the readings must be a list of one or two dictionaries")
-    if not isinstance(declared, dict) or declared.get("device_type") not in ("ts_analyzer", "fm_monitor"):
-        raise AnsibleFilterError("validation_result: declared: device_type must be ts_analyzer or fm_monitor")
+    if not isinstance(declared, dict) or not devices.known(declared.get("device_type")):
+        raise AnsibleFilterError("validation_result: declared: device_type must be one of %s" % ", ".join(devices.NAMES))
     skip, waive = list(skip or []), list(waive or [])
     unknown = [str(e) for e in skip + waive if not isinstance(e, str) or e.split("[", 1)[0] not in KINDS]
     if unknown:

@@ -12,6 +12,7 @@ import os
 from ansible.module_utils.errors import AnsibleFallbackNotFound
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._client import Client
+from ansible_collections.broadcast.monitoring.plugins.module_utils._devices import NAMES as DEVICE_TYPES
 from ansible_collections.broadcast.monitoring.plugins.module_utils._transport import MAX_ANSWER, MIB
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import quoted
 
@@ -54,7 +55,7 @@ NO_PASSWORD = ("password: no password to log in with; give the password option (
 
 #: modules that manage what both devices have take the device type (or detect it)
 DEVICE_TYPE_SPEC = dict(
-    device_type=dict(type="str", default="auto", choices=["auto", "ts_analyzer", "fm_monitor"],
+    device_type=dict(type="str", default="auto", choices=["auto"] + list(DEVICE_TYPES),
                      fallback=_env("DEVICE_TYPE")),
 )
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 #: names every device file defines: paths, what differs in kind, and the functions that map
 #: the device's system answers to the device-neutral shapes of _system.py
 COMMON = (
-    "KIND", "LOGIN", "ALIVE", "STATUS", "NETWORK", "HOSTNAME", "DATETIME", "LOG_SETTINGS", "PASSWORD", "REBOOT",
+    "KIND", "LOGIN", "IDENTIFY", "ALIVE", "STATUS", "NETWORK", "HOSTNAME", "DATETIME", "LOG_SETTINGS", "PASSWORD", "REBOOT",
     "FACTORY_RESET", "UPGRADE", "NETWORK_KEYS", "TIMEZONE_KIND", "SYSLOG_PORT", "READ_SHAPES",
     "read_network", "network_requests", "read_firmware_version", "read_reboot_needed", "read_time", "time_requests",
     "read_logging", "write_logging", "set_password", "read_identity", "alive_uptime",
@@ -32,8 +32,16 @@ BY_FILE = {
     "info": ("SUBSETS", "MINIMAL", "check_options", "readers", "read_info"),
     "actions": (),
     "resources": (),
-    "parts": ("KIND", "ROLE", "PARTS", "RAW_SECTIONS"),
+    "parts": ("KIND", "ROLE", "PARTS", "RAW_SECTIONS", "prechecks"),
+    "rules": ("declared_problems",),
+    "snapshot": ("CHECKS", "LOST", "BASELINE_FIELDS", "IDENTS", "baseline_order", "label", "worked", "lost_detail",
+                 "regressions"),
+    "validation": ("CHECKS", "checks"),
+    "events": ("ALERT_KEY", "NEW_ITEM_LOG_IS_NEW", "alert_records", "item_events"),
     "restore": ("section_order", "steps"),
+    # what the registry of device types (_devices.py) and the code it serves ask of a device type
+    "device_type": ("NAME", "LABEL", "ITEMS", "ITEM", "INFO_MODULE", "DETECT", "api", "api_backup", "api_snapshot",
+                    "snapshot", "restore", "parts", "rules", "validation", "events"),
 }
 
 

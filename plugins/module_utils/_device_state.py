@@ -6,8 +6,10 @@
 from __future__ import annotations
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._connection import CONNECTION_SPEC
+from ansible_collections.broadcast.monitoring.plugins.module_utils._devices import NAMES
 
-DEVICE_TYPES = ["fm_monitor", "ts_analyzer"]
+#: the registered device types (_devices.py), as the documentation lists them
+DEVICE_TYPES = sorted(NAMES)
 
 # The connection options go to the part modules as given: their defaults and their environment
 # fallbacks apply where those modules run, not on the controller.

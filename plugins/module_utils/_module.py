@@ -173,21 +173,25 @@ class DeviceModule(AnsibleModule):
 
     def _device_type(self):
         """The API layer for ``device_type``, loaded once the type is known (_devices.py); ``auto``
-        costs one unauthenticated request."""
+        tries the registered detection rules (each device type's DETECT, the statuses of its
+        IDENTIFY path): one unauthenticated request per path."""
         wanted = self.params["device_type"]
         if wanted != "auto":
             return devices.api(wanted)
-        fm_device = devices.api("fm_monitor")
-        try:
-            status = client_from_params(self.params, fm_device).probe(fm_device.IDENTIFY)
-        except DeviceError as err:
-            self.fail_json(msg=err.describe(), error=err.details())
-        if status in (401, 403, 200):
-            return fm_device
-        if status == 404:
-            return devices.api("ts_analyzer")
-        self.fail_json(msg="device_type: cannot tell the device type (GET %s answered HTTP %d); set device_type to"
-                           " ts_analyzer or fm_monitor" % (fm_device.IDENTIFY, status))
+        candidates = devices.detection_order()
+        client = client_from_params(self.params, candidates[0].api())
+        answered = {}
+        for kind in candidates:
+            path = kind.api().IDENTIFY
+            if path not in answered:
+                try:
+                    answered[path] = client.probe(path)
+                except DeviceError as err:
+                    self.fail_json(msg=err.describe(), error=err.details())
+            if answered[path] in kind.DETECT:
+                return kind.api()
+        self.fail_json(msg="device_type: cannot tell the device type (%s); set device_type to one of %s" % (
+            ", ".join("GET %s answered HTTP %d" % pair for pair in answered.items()), ", ".join(devices.NAMES)))
         return None
 
     def writer_lock(self):

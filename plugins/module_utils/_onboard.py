@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils._devices import NAMES
+
 # the module's own options (the connection options are passed on, device_state.PASSED_ON)
 ARGUMENT_SPEC = dict(
-    device_type=dict(type="str", required=True, choices=["fm_monitor", "ts_analyzer"]),
+    device_type=dict(type="str", required=True, choices=sorted(NAMES)),
 )

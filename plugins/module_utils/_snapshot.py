@@ -20,64 +20,44 @@ import time
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 
-#: per device type: the key of its item list in a snapshot, and what an item is called
-ITEMS = {"ts_analyzer": ("inputs", "input"), "fm_monitor": ("tuners", "tuner")}
 #: device-wide fields: changes, never regressions
 DEVICE_FIELDS = ("firmware_version", "reboot_needed")
 #: item fields that move by themselves from one reading to the next: never a change
 MEASURED_FIELDS = ("rssi",)
-#: the checks that find regressions, per device type (``ignore`` takes their names)
-CHECKS = {
-    "ts_analyzer": ("present", "receiving", "bitrate", "priority1"),
-    "fm_monitor": ("present", "tuned", "signal_ok", "stream_enabled", "alarms"),
-}
+#: every check that finds regressions (``ignore`` takes their names; a role passes the same list
+#: to every device type): each device type's snapshot.py names the ones of its items (CHECKS)
 ALL_CHECKS = ("present", "receiving", "bitrate", "priority1", "tuned", "signal_ok", "stream_enabled", "alarms")
 #: a bitrate that moved by at most this share of the earlier one is not listed as a change
 #: (a live stream's rate varies a little from one reading to the next)
 BITRATE_TOLERANCE = 0.05
 #: what a backup keeps of a snapshot (``baseline``): what says whether an item worked, and
 #: nothing that moves by itself (bitrates, errors, alarms, the clock), so that two backups of
-#: an unchanged device stay equal byte for byte. An analyzer's input ids are the device's own
-#: (a restored input gets a new one): the backup names its inputs, and a comparison with it
-#: matches them by name. A tuner's id is its hardware slot.
+#: an unchanged device stay equal byte for byte; of the items, what their device type's
+#: snapshot.py keeps (BASELINE_FIELDS)
 BASELINE_DEVICE_FIELDS = ("firmware_version",)
-BASELINE_ITEM_FIELDS = {
-    "ts_analyzer": ("name", "receiving"),
-    "fm_monitor": ("id", "name", "state", "tuned", "stream_enabled"),
-}
-#: the tuner states in which a tuner measures nothing (a tuned tuner in them did not work)
-IDLE_TUNER_STATES = ("disabled", "sleep")
-#: what a flag that turned false means, per check
-LOST = {
-    "receiving": "was receiving its stream, now does not",
-    "tuned": "was tuned (locked onto its frequency), now is not",
-    "signal_ok": "had its signal above the RSSI threshold, now has not",
-    "stream_enabled": "was streaming over IP, now is not",
-}
 
 
 def take(device, client, now=None):
-    """A snapshot of the device behind ``client`` (``device``: its device file)."""
-    key = ITEMS[device.KIND][0]
+    """A snapshot of the device behind ``client`` (``device``: its API layer)."""
+    kind = devices.device_type(device.KIND)
     taken = now or datetime.datetime.now(datetime.timezone.utc)
     out = {"device_type": device.KIND, "taken_at": taken.strftime("%Y-%m-%dT%H:%M:%SZ")}
-    reader = devices.api_snapshot(device.KIND)  # _ts/api_snapshot.py or _fm/api_snapshot.py
+    reader = devices.api_snapshot(kind.NAME)
     out.update(reader.snapshot_system(client))
-    out[key] = reader.snapshot_items(client)
+    out[kind.ITEMS] = reader.snapshot_items(client)
     return out
 
 
 def baseline(device, client):
     """What a backup keeps of the device's snapshot (BASELINE_*): its items in a stable order
-    (inputs by name, tuners by id), no clock."""
+    (its device type's), no clock."""
     snap = take(device, client)
-    kind = snap["device_type"]
-    key = ITEMS[kind][0]
-    fields = BASELINE_ITEM_FIELDS[kind]
-    items = [dict((f, item.get(f)) for f in fields) for item in snap[key]]
-    out = {"device_type": kind}
+    kind = devices.device_type(snap["device_type"])
+    vocabulary = kind.snapshot()
+    items = [dict((f, item.get(f)) for f in vocabulary.BASELINE_FIELDS) for item in snap[kind.ITEMS]]
+    out = {"device_type": kind.NAME}
     out.update((f, snap.get(f)) for f in BASELINE_DEVICE_FIELDS)
-    out[key] = sorted(items, key=lambda i: str(i.get("name"))) if kind == "ts_analyzer" else items
+    out[kind.ITEMS] = vocabulary.baseline_order(items)
     return out
 
 
@@ -96,17 +76,17 @@ def as_snapshot(value, name):
             " (its snapshot)")
     if not isinstance(value, dict):
         raise InputError(["%s: must be a snapshot (a dictionary); %s" % (name, hint)])
-    kind = value.get("device_type")
-    if kind not in ITEMS:
+    name_given = value.get("device_type")
+    if not devices.known(name_given):
         raise InputError(["%s: not a snapshot taken by device_snapshot (device_type %s is not one of %s); %s" % (
-            name, "missing" if kind is None else repr(kind), ", ".join(ITEMS), hint)])
-    key = ITEMS[kind][0]
-    items = value.get(key)
-    ident = "an id or a name" if kind == "ts_analyzer" else "an id"
-    if not isinstance(items, list) or not all(isinstance(i, dict) and (
-            "id" in i or (kind == "ts_analyzer" and "name" in i)) for i in items):
+            name, "missing" if name_given is None else repr(name_given), ", ".join(devices.NAMES), hint)])
+    kind = devices.device_type(name_given)
+    idents = kind.snapshot().IDENTS
+    items = value.get(kind.ITEMS)
+    if not isinstance(items, list) or not all(isinstance(i, dict) and any(f in i for f in idents) for i in items):
         raise InputError(["%s: a snapshot of a %s holds %s, a list of dictionaries with %s; %s" % (
-            name, kind, key, ident, hint)])
+            name, kind.NAME, kind.ITEMS, " or ".join(("an " if f[0] in "aeiou" else "a ") + f for f in idents),
+            hint)])
     return value
 
 
@@ -119,51 +99,23 @@ def check_ignore(ignore):
             ", ".join(map(str, unknown)), ", ".join(ALL_CHECKS))])
 
 
-def label(kind, item):
-    """How an item is named in changes and regressions: ``input Mux 1 (id 1)``, ``tuner 0 (Tuner 1)``."""
-    if kind == "fm_monitor":
-        return "tuner %s (%s)" % (item.get("id"), item.get("name"))
-    if "id" not in item:  # an input of a backup's snapshot (the device's ids are not kept)
-        return "input %s" % item.get("name")
-    return "input %s (id %s)" % (item.get("name"), item.get("id"))
-
-
-def worked(kind, item):
-    """Whether an item was doing its job: an input receiving, a tuner enabled and tuned
-    (locked onto its frequency). Only an item that worked can regress."""
-    if kind == "ts_analyzer":
-        return item.get("receiving") is True
-    return item.get("tuned") is True and item.get("state") not in IDLE_TUNER_STATES
-
-
 def _close(old, new):
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in (old, new)):
         return False
     return abs(new - old) <= BITRATE_TOLERANCE * old
 
 
-def _regressions(kind, old, new):
+def _regressions(vocabulary, old, new):
     """(what, message) of each regression of one item present in both snapshots: none for an
     item that did not work in the earlier one. A check whose field the earlier snapshot does
     not hold (the snapshot of a backup keeps only some) is not made."""
-    if not worked(kind, old):
+    if not vocabulary.worked(old):
         return []
     found = []
-    for flag in ("receiving",) if kind == "ts_analyzer" else ("tuned", "signal_ok", "stream_enabled"):
+    for flag, lost in vocabulary.LOST.items():
         if old.get(flag) is True and new.get(flag) is not True:
-            extra = " (state %s)" % new.get("state") if flag == "receiving" and new.get("state") else ""
-            found.append((flag, LOST[flag] + extra))
-    if kind == "ts_analyzer":
-        if (old.get("bitrate") or 0) > 0 and not (new.get("bitrate") or 0) > 0:
-            found.append(("bitrate", "bitrate fell from %s bit/s to %s" % (old.get("bitrate"), new.get("bitrate") or 0)))
-        if old.get("priority1") == "ok" and new.get("priority1") not in ("ok", None):
-            found.append(("priority1", "TR 101 290 priority 1 was ok, now %s (%s)" % (
-                new.get("priority1"), ", ".join(new.get("priority1_errors") or []) or "no error named")))
-    elif "alarms" in old:
-        raised = [name for name in new.get("alarms") or [] if name not in (old.get("alarms") or [])]
-        if raised:
-            found.append(("alarms", "quality alarm(s) raised: %s" % ", ".join(raised)))
-    return found
+            found.append((flag, lost + vocabulary.lost_detail(flag, new)))
+    return found + vocabulary.regressions(old, new)
 
 
 def compare(before, after, ignore=()):
@@ -179,11 +131,11 @@ def compare(before, after, ignore=()):
     a regression. ``ignore`` names checks whose regressions are left out (still changes).
     """
     before, after = as_snapshot(before, "compare_to"), as_snapshot(after, "snapshot")
-    kind = after["device_type"]
-    if before["device_type"] != kind:
-        raise InputError(["compare_to: a snapshot of a %s, this is a %s" % (before["device_type"], kind)])
+    kind = devices.device_type(after["device_type"])
+    if before["device_type"] != kind.NAME:
+        raise InputError(["compare_to: a snapshot of a %s, this is a %s" % (before["device_type"], kind.NAME)])
     check_ignore(ignore)
-    key = ITEMS[kind][0]
+    key, vocabulary = kind.ITEMS, kind.snapshot()
     changes, regressions = [], []
     for field in DEVICE_FIELDS:
         if field in before and before.get(field) != after.get(field):
@@ -193,17 +145,17 @@ def compare(before, after, ignore=()):
     new_items = dict((i.get(match), i) for i in after[key])
     for ident in sorted(set(old_items) | set(new_items), key=lambda v: (str(type(v)), v)):
         old, new = old_items.get(ident), new_items.get(ident)
-        name = label(kind, new or old)
+        name = vocabulary.label(new or old)
         if old is None or new is None:
             changes.append({"item": name, "what": "present", "before": old is not None, "after": new is not None})
-            if new is None and worked(kind, old):
+            if new is None and vocabulary.worked(old):
                 regressions.append({"item": name, "what": "present", "before": True, "after": False,
                                     "message": "%s: worked before, gone now" % name})
             continue
         for field in [f for f in old if f != "id" and f not in MEASURED_FIELDS]:
             if old.get(field) != new.get(field) and not (field == "bitrate" and _close(old[field], new.get(field))):
                 changes.append({"item": name, "what": field, "before": old.get(field), "after": new.get(field)})
-        for what, message in _regressions(kind, old, new):
+        for what, message in _regressions(vocabulary, old, new):
             regressions.append({"item": name, "what": what, "before": old.get(what), "after": new.get(what),
                                 "message": "%s: %s" % (name, message)})
     return {"regressions": [r for r in regressions if r["what"] not in (ignore or ())], "changes": changes}

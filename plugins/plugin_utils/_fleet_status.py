@@ -15,16 +15,14 @@ from __future__ import annotations
 import datetime
 import re
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices
 from ansible_collections.broadcast.monitoring.plugins.module_utils._swu import compare_versions
 
 FORMAT = "broadcast.monitoring.fleet_status/1"
 
-#: What the status knows per device type, in one place (a registry of device types may take it
-#: over): its label, what its items are called, and the item fields it reads.
-DEVICE_TYPES = {
-    "ts_analyzer": {"label": "TS analyzer", "items": "inputs", "item": "input"},
-    "fm_monitor": {"label": "FM monitor", "items": "tuners", "item": "tuner"},
-}
+#: What the status knows per device type, from the registry of device types (_devices.py): its
+#: label and what its items are called.
+DEVICE_TYPES = {kind.NAME: {"label": kind.LABEL, "items": kind.ITEMS, "item": kind.ITEM} for kind in devices.every()}
 #: the tuner states in which a tuner is off by choice (_snapshot.IDLE_TUNER_STATES)
 IDLE_TUNER_STATES = ("disabled", "sleep")
 #: device states, worst first: the page and the JSON list devices in this order

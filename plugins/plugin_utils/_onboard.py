@@ -27,12 +27,11 @@ import re
 
 import yaml
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import SCHEME_RE
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import parts as fm_parts
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import parts as ts_parts
 
-#: each device type's registry of parts (``_ts/parts.py``, ``_fm/parts.py``)
-REGISTRIES = {ts_parts.KIND: ts_parts, fm_parts.KIND: fm_parts}
+#: each device type's registry of parts (the parts.py of its folder)
+REGISTRIES = {name: devices.parts(name) for name in devices.NAMES}
 #: each device type's role
 ROLES = {kind: registry.ROLE for kind, registry in REGISTRIES.items()}
 
@@ -305,8 +304,8 @@ def header(host, device_type, secrets):
     ]
     if secrets:
         lines.append("# Define these in a vault file; the device holds secrets here: %s." % ", ".join(secrets))
-    if device_type == "fm_monitor":
-        lines.append("# The *_all variables are null: every tuner is declared on its own.")
+    if ALL_TUNERS[device_type]:
+        lines.append("# The *_all variables are null: every %s is declared on its own." % devices.device_type(device_type).ITEM)
     return "\n".join(lines) + "\n"
 
 

@@ -15,12 +15,8 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.errors import UnsupportedError
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import _system as system
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import parts as fm_parts, resources as fm_resources
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import parts as ts_parts, resources as ts_resources
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices, _system as system
 from ansible_collections.broadcast.monitoring.plugins.module_utils._connection import DEVICE_TYPE_SPEC
-from ansible_collections.broadcast.monitoring.plugins.module_utils._devices import api as device_file
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import check_config
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, PartError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import seconds_problems
 from ansible_collections.broadcast.monitoring.plugins.module_utils._parts import purged, with_second_passes
@@ -157,8 +153,8 @@ class Part:
         self.planned = planned
 
 
-#: each device type's registry of parts
-REGISTRIES = {ts_parts.KIND: ts_parts, fm_parts.KIND: fm_parts}
+#: each device type's registry of parts (its folder's parts.py)
+REGISTRIES = {name: devices.parts(name) for name in devices.NAMES}
 
 #: how a part's declared value becomes its module's arguments, where the default (below) does not fit
 BUILD = {"snmp": _snmp, "alert_profiles": _alert_profiles, "inputs": _inputs}
@@ -331,8 +327,8 @@ def _renamed(problem, part, args, names):
             rest = rest[rest.index(")") + 1:]
         where = _label(part, ("config", index), args, names)[0]
         return where + rest
-    if part.shared and problem.startswith(fm_resources.ALL):
-        rest = problem[len(fm_resources.ALL):]
+    if part.shared and problem.startswith("all_tuners"):
+        rest = problem[len("all_tuners"):]
         if rest.startswith(" (") and ")" in rest:
             rest = rest[rest.index(")") + 1:]
         return names(part.shared) + rest
@@ -395,65 +391,26 @@ def refused(part, args, names=parts_names):
     return [_renamed(problem, part, args, names) for problem in problems]
 
 
-def _active(schedule):
-    """A declared schedule's ``active`` as a bool, None when not declared."""
-    value = (schedule or {}).get("active") if isinstance(schedule, dict) else None
-    return None if value is None else boolean(value, strict=False)
-
-
 def scheduled_states(device_type, parts, names=parts_names):
-    """The FM monitor's rule between the tuners and the schedules parts (fm_tuner refuses it
-    too, for a schedule the device reports active): a tuner whose schedule is active has its
-    operating state set by the schedule, so declaring both is refused, before any request."""
-    if device_type != "fm_monitor":
+    """The rules between the declared parts of a device type that no one part's module can
+    check (its rules.py, ``declared_problems``; the FM monitor's: a tuner whose schedule is
+    active has its operating state set by the schedule), found before any request."""
+    if not devices.known(device_type):
         return []
-    tuners = [t for t in parts.get("tuners") or [] if isinstance(t, dict)]
-    schedules = [s for s in parts.get("schedules") or [] if isinstance(s, dict)]
-    every = _active(parts.get("schedules_all"))
-    own = {s.get("tuner_id"): _active(s) for s in schedules if _active(s) is not None}
-    fix = ("the schedule sets the tuner's operating state; leave operating_state out for it, or declare its"
-           " schedule active: false")
-    problems = []
-    for index, tuner in enumerate(tuners):
-        tid = tuner.get("tuner_id")
-        active = own.get(tid, every)
-        if tuner.get("operating_state") is not None and active:
-            problems.append("%s[%d] (tuner %s): operating_state: %s declares the schedule of tuner %s"
-                            " active; %s" % (names("tuners"), index, tid,
-                                             _part_named(names, "schedules" if tid in own else "schedules_all"), tid, fix))
-    if (parts.get("tuners_all") or {}).get("operating_state") is not None and (every or any(own.values())):
-        problems.append("%s: operating_state: the schedules declare an active schedule; %s" % (names("tuners_all"), fix))
-    return problems
+    return devices.device_type(device_type).rules().declared_problems(parts, names, lambda key: _part_named(names, key))
 
 
 def _device(params):
-    return device_file(params["device_type"]) if params.get("device_type") in ("ts_analyzer", "fm_monitor") else None
-
-
-def _snmp_problems(params):
-    try:
-        ts_resources.check_snmp(params)
-    except InputError as err:
-        return err.problems
-    return []
+    return devices.api(params["device_type"]) if devices.known(params.get("device_type")) else None
 
 
 #: each part module's checks that need no device: the functions the module itself runs
-#: before its first request
+#: before its first request (the device-neutral ones here, each device type's in its parts.py)
 PRECHECKS = {
     "device_network": lambda params: system.check_network(
         dict({key: params.get(key) for key in system.NETWORK_OPTIONS}, wait_host=params.get("wait_host"))),
     "device_time": lambda params: system.check_time(params, _device(params)),
     "device_logging": lambda params: system.check_logging(params, _device(params)),
-    "ts_snmp": _snmp_problems,
-    "ts_alert_profile": lambda params: check_config(ts_resources.Profiles(None), params["config"], params["state"]),
-    "ts_input": lambda params: check_config(ts_resources.Inputs(None, params.get("alert_profile_ids")),
-                                            params["config"], params["state"]),
-    "ts_converter": lambda params: check_config(ts_resources.Converters(None), params["config"], params["state"]),
-    "fm_tuner": lambda params: fm_resources.check_tuners(fm_resources.Tuners(None), params["config"],
-                                                         params.get("all_tuners"), params["state"]),
-    "fm_thresholds": lambda params: fm_resources.check_tuners(fm_resources.Thresholds(None), params["config"],
-                                                              params.get("all_tuners"), params["state"]),
-    "fm_schedule": lambda params: fm_resources.check_tuners(fm_resources.Schedules(None), params["config"],
-                                                            params.get("all_tuners"), params["state"]),
 }
+for _registry in REGISTRIES.values():
+    PRECHECKS.update(_registry.prechecks())

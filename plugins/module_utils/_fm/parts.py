@@ -27,3 +27,17 @@ PARTS = (
 #: sections of a backup that are not parts, restored before them: the monitor's /conf, which
 #: holds most of the parts at once
 RAW_SECTIONS = ("conf",)
+
+
+def prechecks():
+    """Each part module's checks that need no device (device_state runs them on the controller,
+    before any request): the functions the module itself runs before its first request, by
+    module name."""
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import resources
+
+    def tuners_check(resource):
+        return lambda params: resources.check_tuners(resource, params["config"], params.get("all_tuners"),
+                                                     params["state"])
+
+    return {"fm_tuner": tuners_check(resources.Tuners(None)), "fm_thresholds": tuners_check(resources.Thresholds(None)),
+            "fm_schedule": tuners_check(resources.Schedules(None))}

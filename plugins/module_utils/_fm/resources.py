@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import rules
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
     BUSY,
     PERMISSION,
@@ -286,7 +287,7 @@ class Tuners(TunerObjects):
             where, now = _label(run, tid), current.get(tid)
             if now is None:
                 continue  # the engine names unknown tuners
-            if self.scheduled(tid) and "operating_state" in obj:
+            if rules.owns_state(obj, self.scheduled(tid)):
                 problems.append(SCHEDULED % (where, tid))
                 continue
             bitrate = obj.get("stream", {}).get("bitrate")

@@ -576,6 +576,8 @@ def timezone_from_device(raw):
 # _system.py, so that module code never sees a path.
 
 KIND = "ts_analyzer"
+#: auto-detection asks this path without a token (device_type.DETECT): the analyzer has none, and answers 404
+IDENTIFY = "/api/status"
 ALIVE = "/api/system/alive"
 STATUS = "/api/system/status"
 DEVICE_INFO = "/api/system/device"

@@ -27,3 +27,27 @@ PARTS = (
 
 #: sections of a backup that are not parts, restored before them
 RAW_SECTIONS = ()
+
+
+def prechecks():
+    """Each part module's checks that need no device (device_state runs them on the controller,
+    before any request): the functions the module itself runs before its first request, by
+    module name."""
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import check_config
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import resources
+
+    def snmp_problems(params):
+        try:
+            resources.check_snmp(params)
+        except InputError as err:
+            return err.problems
+        return []
+
+    return {
+        "ts_snmp": snmp_problems,
+        "ts_alert_profile": lambda params: check_config(resources.Profiles(None), params["config"], params["state"]),
+        "ts_input": lambda params: check_config(resources.Inputs(None, params.get("alert_profile_ids")),
+                                                params["config"], params["state"]),
+        "ts_converter": lambda params: check_config(resources.Converters(None), params["config"], params["state"]),
+    }

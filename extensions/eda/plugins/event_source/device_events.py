@@ -58,16 +58,14 @@ LOGGER = logging.getLogger(__name__)
 
 
 def _collection_code():
-    """The collection's device code: its errors, login, connection options, snapshot reading and the device files.
-    The one place that names them. ansible-rulebook runs
+    """The collection's device code: its errors, login, connection options, snapshot reading and the registry of
+    device types (_devices.py), which loads each device type's files. The one place that names them. ansible-rulebook runs
     this file with runpy and does not put the collections path on sys.path: when the import
     fails, the root this file lies under (<root>/ansible_collections/broadcast/monitoring/...)
     is added."""
     try:
         from ansible_collections.broadcast.monitoring.plugins.module_utils import _connection as connection, _errors as errors
-        from ansible_collections.broadcast.monitoring.plugins.module_utils import _snapshot as snapshot
-        from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
-        from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+        from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices, _snapshot as snapshot
     except ImportError:
         here = os.path.abspath(__file__)
         root = here
@@ -77,13 +75,11 @@ def _collection_code():
             raise
         sys.path.insert(0, root)
         from ansible_collections.broadcast.monitoring.plugins.module_utils import _connection as connection, _errors as errors
-        from ansible_collections.broadcast.monitoring.plugins.module_utils import _snapshot as snapshot
-        from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
-        from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
-    return errors, connection, snapshot, {"ts_analyzer": ts_device, "fm_monitor": fm_device}
+        from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices, _snapshot as snapshot
+    return errors, connection, snapshot, devices
 
 
-ERRORS, CONNECTION, SNAPSHOT, DEVICE_FILES = _collection_code()
+ERRORS, CONNECTION, SNAPSHOT, DEVICES = _collection_code()
 
 #: bounds of the polling interval (seconds)
 INTERVAL_RANGE = (1, 3600)
@@ -220,8 +216,9 @@ def parse_args(args):
         unknown = sorted(set(entry) - set(DEVICE_KEYS) - set(CONNECTION.CONNECTION_SPEC))
         if unknown:
             problems.append("%sunknown key(s): %s" % (where, ", ".join(unknown)))
-        if entry.get("device_type") not in DEVICE_FILES:
-            problems.append("%sdevice_type: must be ts_analyzer or fm_monitor, got %r" % (where, entry.get("device_type")))
+        if not DEVICES.known(entry.get("device_type")):
+            problems.append("%sdevice_type: must be one of %s, got %r" % (
+                where, ", ".join(DEVICES.NAMES), entry.get("device_type")))
         params = connection_params(args, entry, problems, where)
         params["host"] = entry.get("host") if isinstance(entry.get("host"), str) else None
         for problem in CONNECTION.check_connection(params):
@@ -254,7 +251,9 @@ class DevicePoller:
     def __init__(self, name, device_type, params, alert_records=True, alert_page=DEFAULT_ALERT_PAGE):
         self.name = name
         self.device_type = device_type
-        self.device = DEVICE_FILES[device_type]
+        self.kind = DEVICES.device_type(device_type)
+        self.device = self.kind.api()
+        self.events = self.kind.events()
         self.params = params
         self.client = CONNECTION.client_from_params(params, self.device)
         self.alert_records = alert_records
@@ -271,29 +270,15 @@ class DevicePoller:
         answer = self.client.try_get(self.device.ALIVE, timeout=self.client.timeout)
         if answer is None:
             raise ERRORS.DeviceError(ERRORS.UNREACHABLE, "GET %s: no answer" % self.device.ALIVE)
-        items = {item["id"]: item for item in _plain(SNAPSHOT.devices.api_snapshot(self.device.KIND).snapshot_items(self.client))}
+        items = {item["id"]: item for item in _plain(self.kind.api_snapshot().snapshot_items(self.client))}
         return {"uptime": self.device.alive_uptime(answer), "items": items, "at": time.monotonic(),
                 "alerts": self.read_alerts(items) if self.alert_records else {}}
 
     def read_alerts(self, items):
         """The newest alert records, as {object id: [(key, record)]}, newest first."""
-        if self.device_type == "ts_analyzer":
-            records = {}
-            for ident in items:
-                query = self.device.alerts_query({"page": 1, "per_page": self.alert_page})
-                page = self.device.alerts_page(self.client.request(
-                    "POST", self.device.INPUT_ALERTS % ident, body=query, idempotent=True))
-                records[ident] = [(_alert_key(r, ("error_name", "pid", "start_time", "severity")), _plain(r))
-                                  for r in page["items"]]
-            return records
-        page = self.device.alerts_page(self.client.request(
-            "POST", self.device.ALERTS, body=self.device.alerts_query({"limit": self.alert_page}),
-            idempotent=True))
-        records = {}
-        for record in page["alerts"]:
-            records.setdefault(record.get("tuner_id"), []).append(
-                (_alert_key(record, ("tuner_id", "type", "from")), _plain(record)))
-        return records
+        raw = self.events.alert_records(self.device, self.client, items, self.alert_page)
+        return {ident: [(_alert_key(r, self.events.ALERT_KEY), _plain(r)) for r in records]
+                for ident, records in raw.items()}
 
     def poll(self, initial_state=False):
         """Read the device and return the events since the previous poll (none at the first,
@@ -349,7 +334,7 @@ class DevicePoller:
         return ERRORS.DeviceError(UNEXPECTED, "the poll failed: %s: %s" % (type(err).__name__, err), hint=(
             "an answer the collection cannot handle, or a fault of the collection; run broadcast.monitoring."
             "%s on the device and report the error with its model and firmware version" % (
-                "ts_info" if self.device_type == "ts_analyzer" else "fm_info")))
+                self.kind.INFO_MODULE)))
 
     def _failed(self, err):
         unreachable = err.kind in (ERRORS.UNREACHABLE, ERRORS.BUSY)
@@ -369,7 +354,7 @@ class DevicePoller:
     def event(self, kind, severity, item=None, detail=None):
         obj = None
         if item is not None:
-            obj = {"type": "input" if self.device_type == "ts_analyzer" else "tuner", "id": item.get("id"),
+            obj = {"type": self.kind.ITEM, "id": item.get("id"),
                    "name": item.get("name")}
         return {"device": self.name, "device_type": self.device_type, "host": self.params["host"], "object": obj,
                 "kind": kind, "severity": severity, "time": now_iso(), "detail": detail or {},
@@ -378,54 +363,18 @@ class DevicePoller:
 
     def changes(self, before, now):
         events = []
-        compare = self._ts_changes if self.device_type == "ts_analyzer" else self._fm_changes
         for ident, item in sorted(now["items"].items()):
-            events.extend(compare(before["items"].get(ident), item))
+            events.extend(self.event(kind, severity, item, detail)
+                          for kind, severity, detail in self.events.item_events(before["items"].get(ident), item))
         if before.get("alerts") is not None:
             for ident, records in sorted(now["alerts"].items(), key=lambda pair: str(pair[0])):
                 seen = {key for key, _record in before["alerts"].get(ident, [])}
-                if ident not in before["alerts"] and ident not in before["items"] and self.device_type == "ts_analyzer":
-                    seen = set()  # an input added since: its whole log is new
+                if ident not in before["alerts"] and ident not in before["items"] and self.events.NEW_ITEM_LOG_IS_NEW:
+                    seen = set()  # an item added since with a log of its own: its whole log is new
                 item = now["items"].get(ident) or {"id": ident, "name": None}
                 for key, record in reversed(records):  # oldest first
                     if key not in seen:
                         events.append(self.event("alert_record", _severity(record), item, detail={"record": record}))
-        return events
-
-    def _ts_changes(self, old, new):
-        """An input that starts or stops receiving, raises or clears a priority-1 error. A new
-        input (old None) counts as one that was receiving without errors."""
-        old = old or {"receiving": new["monitoring"], "priority1": "ok", "priority1_errors": []}
-        detail = {"state": new["state"], "monitoring": new["monitoring"], "receiving": new["receiving"],
-                  "bitrate": new["bitrate"], "priority1": new["priority1"], "priority1_errors": new["priority1_errors"],
-                  "alarms": new["alarms"]}
-        events = []
-        if old["receiving"] and not new["receiving"]:
-            events.append(self.event("receiving_stopped", WARNING if new["state"] == "paused" else CRITICAL, new,
-                                     detail))
-        elif new["receiving"] and not old["receiving"]:
-            events.append(self.event("receiving_started", INFO, new, detail))
-        if old["priority1"] == "ok" and new["priority1"] != "ok":
-            events.append(self.event("errors_raised", new["priority1"], new, detail))
-        elif new["priority1"] == "ok" and old["priority1"] != "ok":
-            events.append(self.event("errors_cleared", INFO, new, detail))
-        return events
-
-    def _fm_changes(self, old, new):
-        """A tuner that loses or regains lock, or whose quality alarms change. A new tuner
-        (old None) counts as one that was locked, when enabled, without alarms."""
-        old = old or {"tuned": new["state"] == "enabled", "alarms": []}
-        detail = {"state": new["state"], "frequency": new["frequency"], "tuned": new["tuned"],
-                  "signal_ok": new["signal_ok"], "alarms": new["alarms"]}
-        events = []
-        if old["tuned"] and not new["tuned"]:
-            events.append(self.event("lock_lost", CRITICAL if new["state"] == "enabled" else WARNING, new, detail))
-        elif new["tuned"] and not old["tuned"]:
-            events.append(self.event("lock_regained", INFO, new, detail))
-        if sorted(old["alarms"]) != sorted(new["alarms"]):
-            events.append(self.event("alarms_changed", WARNING if new["alarms"] else INFO, new, dict(
-                detail, raised=sorted(set(new["alarms"]) - set(old["alarms"])),
-                cleared=sorted(set(old["alarms"]) - set(new["alarms"])))))
         return events
 
 
