@@ -74,8 +74,8 @@ class DeviceError(Exception):
 #: the DeviceError kind of an answer the collection cannot read
 SHAPE = "shape"
 SHAPE_HINT = ("this device or firmware names or shapes its answer differently from what the collection reads;"
-              " run broadcast.monitoring.ts_info or fm_info to see the answer, and report it with the device's"
-              " model and firmware version")
+              " run the info module of its device type (broadcast.monitoring.<device>_info) to see the answer, and"
+              " report it with the device's model and firmware version")
 
 
 class ShapeError(DeviceError):

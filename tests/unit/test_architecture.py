@@ -628,3 +628,77 @@ def test_the_masking_check_finds_masking_code(tmp_path):
                     "def want_netmask(value):\n    return re.sub(self.password, 'x', value).replace('Z', '+00:00')\n")
     assert masking_code(str(path)) == ["1: a mask written out (********)", "4: function masked_text",
                                        "5: replace() with a secret or a mask", "9: sub() with a secret or a mask"]
+
+
+# -- a device type is known by the registry and its folder only (issue 45) ---------------------------
+#: the registry of device types: the one shared file that names them (and each one's folder)
+REGISTRY = "module_utils._devices"
+#: shared files that still name device types, and why (each entry is a debt, to be paid by the
+#: work named): the fleet status keeps its per-type item readers and page cells (issue 46)
+NAMING_DEVICE_TYPES = ("plugin_utils._fleet_status", "plugin_utils._fleet_status_page")
+
+
+def registered_device_types():
+    """``{name: folder}`` of the registry's device types, read from the registry and the
+    folders' device_type.py without importing them."""
+    folders = {}
+    for folder in sorted(os.listdir(os.path.join(PLUGINS, "module_utils"))):
+        path = os.path.join(PLUGINS, "module_utils", folder, "device_type.py")
+        if os.path.isfile(path):
+            for node in parsed(path).body:
+                if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["NAME"]:
+                    folders[node.value.value] = folder
+    return folders
+
+
+def device_type_mentions(path, names, folders, modules):
+    """``line: what`` of every mention of a device type in ``path``'s code (documentation left
+    out): a registered name as a word of a string, a device folder imported or named in a
+    string, a device's own module (``ts_info``) named."""
+    tree = parsed(path)
+    documented = documentation_nodes(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node not in documented:
+            words = set(node.value.replace("/", " ").replace(".", " ").replace("'", " ").replace('"', " ").split())
+            found.extend("%d: %r" % (node.lineno, word) for word in sorted(words & (set(names) | set(folders) | modules)))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            names_too = [] if isinstance(node, ast.Import) else [a.name for a in node.names]
+            if any(m.startswith(MODULE_UTILS) and set(m.split(".") + names_too) & folders for m in imported):
+                found.append("%d: import %s" % (node.lineno, ", ".join(
+                    "%s%s" % (m, "" if isinstance(node, ast.Import) else " (%s)" % ", ".join(names_too)) for m in imported)))
+    return sorted(found, key=lambda line: (int(line.split(":")[0]), line))
+
+
+def shared_files():
+    """Every plugin file that serves any device type: all but the device folders, the
+    registry and the modules of one device (ts_*, fm_*)."""
+    own = {"modules.%s" % module for module, _prefix in device_modules()}
+    return {name: path for name, path in plugin_files().items()
+            if device_folder_of(name) is None and name != REGISTRY and name not in own}
+
+
+def test_no_device_type_is_named_outside_its_folder_and_the_registry():
+    types = registered_device_types()
+    assert sorted(types.values()) == sorted(DEVICE_FOLDERS.values()), "the check sees other device folders: %s" % types
+    modules = {module for module, _prefix in device_modules()}
+    found = {name: device_type_mentions(path, types, set(types.values()), modules)
+             for name, path in shared_files().items() if name not in NAMING_DEVICE_TYPES}
+    assert {name: lines for name, lines in sorted(found.items()) if lines} == {}, (
+        "device types named outside their folders and the registry (_devices.py): ask the registry")
+
+
+def test_the_device_type_check_finds_a_name_an_import_and_a_module(tmp_path):
+    path = tmp_path / "x.py"
+    path.write_text('"""Serves ts_analyzer and fm_monitor."""\nDOCUMENTATION = "choices: [ts_analyzer]"\n'
+                    "from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api\n\n\n"
+                    "def f(kind):\n"
+                    "    import ansible_collections.broadcast.monitoring.plugins.module_utils._ts.parts\n"
+                    '    return kind == "ts_analyzer" or "run fm_info" or "fm_monitor_tuners" or "see _ts/api.py"\n')
+    found = device_type_mentions(str(path), {"ts_analyzer": "_ts", "fm_monitor": "_fm"}, {"_ts", "_fm"}, {"fm_info"})
+    assert found == ["3: import ansible_collections.broadcast.monitoring.plugins.module_utils._fm (api)",
+                     "7: import ansible_collections.broadcast.monitoring.plugins.module_utils._ts.parts",
+                     "8: '_ts'", "8: 'fm_info'", "8: 'ts_analyzer'"]
+    assert "plugin_utils._state_parts" in shared_files() and "modules.device_state" in shared_files()
+    assert "modules.ts_input" not in shared_files() and REGISTRY not in shared_files()
