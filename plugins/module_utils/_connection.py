@@ -106,11 +106,11 @@ def host_problem(host):
     return None
 
 
-def client_from_params(params, device):
-    """A Client for ``device`` (a device shapes module with LOGIN) from the module's params."""
+def client_from_params(params, api):
+    """A Client for the device whose API layer is ``api`` (its LOGIN) from the module's params."""
     client = Client(
         host=params["host"].strip(),
-        login=device.LOGIN,
+        login=api.LOGIN,
         port=params.get("port"),
         protocol=params["protocol"],
         validate_certs=params["validate_certs"],

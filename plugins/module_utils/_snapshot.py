@@ -37,21 +37,21 @@ BITRATE_TOLERANCE = 0.05
 BASELINE_DEVICE_FIELDS = ("firmware_version",)
 
 
-def take(device, client, now=None):
-    """A snapshot of the device behind ``client`` (``device``: its API layer)."""
-    kind = devices.device_type(device.KIND)
+def take(api, client, now=None):
+    """A snapshot of the device behind ``client`` (``api``: its API layer)."""
+    kind = devices.device_type(api.KIND)
     taken = now or datetime.datetime.now(datetime.timezone.utc)
-    out = {"device_type": device.KIND, "taken_at": taken.strftime("%Y-%m-%dT%H:%M:%SZ")}
+    out = {"device_type": api.KIND, "taken_at": taken.strftime("%Y-%m-%dT%H:%M:%SZ")}
     reader = devices.api_snapshot(kind.NAME)
     out.update(reader.snapshot_system(client))
     out[kind.ITEMS] = reader.snapshot_items(client)
     return out
 
 
-def baseline(device, client):
+def baseline(api, client):
     """What a backup keeps of the device's snapshot (BASELINE_*): its items in a stable order
     (its device type's), no clock."""
-    snap = take(device, client)
+    snap = take(api, client)
     kind = devices.device_type(snap["device_type"])
     vocabulary = kind.snapshot()
     items = [dict((f, item.get(f)) for f in vocabulary.BASELINE_FIELDS) for item in snap[kind.ITEMS]]
@@ -187,7 +187,7 @@ def confirm(earlier, first, take_next, ignore=(), count=0, interval=0.0, sleep=t
     return snap, result
 
 
-def run(client, device, params):
+def run(client, api, params):
     """device_snapshot: the snapshot, and with ``compare_to`` the comparison, its regressions
     confirmed by ``confirm_count`` more snapshots. With ``fail_on_regression``, a regression
     makes the result a failure (``failed`` and ``msg``, which _module.py reports)."""
@@ -195,13 +195,13 @@ def run(client, device, params):
     if params.get("compare_to") is not None:
         earlier = as_snapshot(params["compare_to"], "compare_to")
     check_ignore(params.get("ignore"))
-    if earlier is not None and earlier["device_type"] != device.KIND:
+    if earlier is not None and earlier["device_type"] != api.KIND:
         raise InputError(["compare_to: a snapshot of a %s, this device is a %s" % (
-            earlier["device_type"], device.KIND)])
-    first = take(device, client)
+            earlier["device_type"], api.KIND)])
+    first = take(api, client)
     if earlier is None:
         return {"changed": False, "snapshot": first}
-    snap, comparison = confirm(earlier, first, lambda: take(device, client),
+    snap, comparison = confirm(earlier, first, lambda: take(api, client),
                                params.get("ignore") or (), params.get("confirm_count") or 0,
                                params.get("confirm_interval") or 0.0)
     result = {"changed": False, "snapshot": snap}

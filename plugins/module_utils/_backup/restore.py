@@ -16,13 +16,13 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._errors impor
 from ansible_collections.broadcast.monitoring.plugins.module_utils._parts import restore_passes
 
 
-def check_firmware(client, device, doc, policy):
+def check_firmware(client, api, doc, policy):
     """Compare the backup's firmware with the device's before anything is written: a
     configuration read from one version may not mean the same on another. ``policy``:
     fail (stop, nothing written), warn (go on, say so) or ignore. Returns both versions and
     the warnings."""
     wanted = backup_firmware(doc)
-    running = device.read_firmware_version(client)
+    running = api.read_firmware_version(client)
     found = {"backup": wanted, "device": running}
     if wanted == running or policy == "ignore":
         return found, []
@@ -33,17 +33,17 @@ def check_firmware(client, device, doc, policy):
                     " restore_firmware_bundle), or set firmware_mismatch=warn (or ignore) to restore anyway" % wanted])
 
 
-def restore(client, device, doc, network, check_mode, host, firmware_mismatch="fail"):
+def restore(client, api, doc, network, check_mode, host, firmware_mismatch="fail"):
     """Apply ``doc`` to the device; ``network`` also restores address and hostname (they
     take effect at the next reboot; ``host``: where the device is reached now). Returns the
     module result, with a diff per section. A failure on the way says which sections were
     restored and which were not."""
-    firmware, warnings = check_firmware(client, device, doc, firmware_mismatch)
+    firmware, warnings = check_firmware(client, api, doc, firmware_mismatch)
     sections = Sections()
     try:
-        _restore(client, device, doc, network, check_mode, host, sections)
+        _restore(client, api, doc, network, check_mode, host, sections)
     except (DeviceError, PartialFailure) as err:
-        failure = _restore_failure(err, sections, device, network, doc)
+        failure = _restore_failure(err, sections, api, network, doc)
         failure.warnings = warnings  # said with the failure too (_module.py)
         raise failure from None
     changed = [name for name, result in sections.items() if result["changed"]]
@@ -61,33 +61,33 @@ def restore(client, device, doc, network, check_mode, host, firmware_mismatch="f
     }
 
 
-def _restore(client, device, doc, network, check_mode, host, sections):
+def _restore(client, api, doc, network, check_mode, host, sections):
     settings = doc["system"]
     # the device's own sections first (the FM monitor's /conf may end the restore there)
-    steps = devices.restore(device.KIND).steps(client, doc, network, check_mode, sections)
+    steps = devices.restore(api.KIND).steps(client, doc, network, check_mode, sections)
     if steps is None:
         return
     clock = dict(settings["time"], datetime=None, max_clock_drift=0)  # the clock itself is not restored
-    steps["time"] = lambda: system.manage_time(client, device, clock, check_mode)
+    steps["time"] = lambda: system.manage_time(client, api, clock, check_mode)
     if doc["format"] == FORMAT_1:
-        steps["logging"] = lambda: system.manage_logging(client, device, settings["logging"], check_mode)
+        steps["logging"] = lambda: system.manage_logging(client, api, settings["logging"], check_mode)
     else:  # verbatim: the device's own fields and values, whatever this collection knows of them
-        steps["logging"] = lambda: restore_settings(client, device.LOG_SETTINGS, doc["raw"]["log_settings"],
+        steps["logging"] = lambda: restore_settings(client, api.LOG_SETTINGS, doc["raw"]["log_settings"],
                                                     check_mode)
     if network:
-        steps["network"] = lambda: system.manage_network(client, device, dict(
+        steps["network"] = lambda: system.manage_network(client, api, dict(
             settings["network"], reboot=False, wait_host=None, reboot_timeout=0, host=host), check_mode)
     # in the registry's restore order, a part's second pass right after the part it waits for
-    for name, second in restore_passes(devices.parts(device.KIND)):
+    for name, second in restore_passes(devices.parts(api.KIND)):
         step = steps.get((name, True) if second else name)
         if step is not None:  # (network only when asked; format 1 has no more than these)
             sections.run(name, step)
 
 
-def _restore_failure(err, sections, device, network, doc):
+def _restore_failure(err, sections, api, network, doc):
     """A PartialFailure by section: those restored (or found right already), the one that
     failed (with its own written / not written objects), and those not reached."""
-    order = [name for name in devices.restore(device.KIND).section_order(doc) if network or name != "network"]
+    order = [name for name in devices.restore(api.KIND).section_order(doc) if network or name != "network"]
     failing = sections.running or order[0]
     if isinstance(err, PartialFailure):
         error, done, pending, unknown = err.error, err.done, err.pending, err.unknown

@@ -11,20 +11,20 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils import _snaps
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.format import COLLECTION_VERSION, FORMAT, TIME_KEYS
 
 
-def take(client, device):
+def take(client, api):
     """The backup document of one device: identity, the device-neutral system settings
     (structured), the device's own answers (raw, only what changes by itself left out), and
     what it does in operation (the stable part of its snapshot, snapshot.baseline)."""
-    time_settings = device.read_time(client)
-    system_settings = {"network": device.read_network(client),
+    time_settings = api.read_time(client)
+    system_settings = {"network": api.read_network(client),
                        "time": {key: time_settings[key] for key in TIME_KEYS}}
-    raw = devices.api_backup(device.KIND).backup_raw(client)
+    raw = devices.api_backup(api.KIND).backup_raw(client)
     return {
         "format": FORMAT,
         "collection_version": COLLECTION_VERSION,
-        "device_type": device.KIND,
-        "device": device.read_identity(client),
+        "device_type": api.KIND,
+        "device": api.read_identity(client),
         "system": system_settings,
         "raw": raw,
-        "snapshot": snapshot.baseline(device, client),
+        "snapshot": snapshot.baseline(api, client),
     }

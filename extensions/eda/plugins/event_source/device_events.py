@@ -252,10 +252,10 @@ class DevicePoller:
         self.name = name
         self.device_type = device_type
         self.kind = DEVICES.device_type(device_type)
-        self.device = self.kind.api()
+        self.api = self.kind.api()
         self.events = self.kind.events()
         self.params = params
-        self.client = CONNECTION.client_from_params(params, self.device)
+        self.client = CONNECTION.client_from_params(params, self.api)
         self.alert_records = alert_records
         self.alert_page = alert_page
         self.state = None  # the last poll that reached the device: {uptime, items, alerts, at}
@@ -267,16 +267,16 @@ class DevicePoller:
     # What the device is doing now -------------------------------------------------------
     def read(self):
         """{uptime, items: {id: item}, alerts: {object id: [record keys and records]}}."""
-        answer = self.client.try_get(self.device.ALIVE, timeout=self.client.timeout)
+        answer = self.client.try_get(self.api.ALIVE, timeout=self.client.timeout)
         if answer is None:
-            raise ERRORS.DeviceError(ERRORS.UNREACHABLE, "GET %s: no answer" % self.device.ALIVE)
+            raise ERRORS.DeviceError(ERRORS.UNREACHABLE, "GET %s: no answer" % self.api.ALIVE)
         items = {item["id"]: item for item in _plain(self.kind.api_snapshot().snapshot_items(self.client))}
-        return {"uptime": self.device.alive_uptime(answer), "items": items, "at": time.monotonic(),
+        return {"uptime": self.api.alive_uptime(answer), "items": items, "at": time.monotonic(),
                 "alerts": self.read_alerts(items) if self.alert_records else {}}
 
     def read_alerts(self, items):
         """The newest alert records, as {object id: [(key, record)]}, newest first."""
-        raw = self.events.alert_records(self.device, self.client, items, self.alert_page)
+        raw = self.events.alert_records(self.api, self.client, items, self.alert_page)
         return {ident: [(_alert_key(r, self.events.ALERT_KEY), _plain(r)) for r in records]
                 for ident, records in raw.items()}
 
