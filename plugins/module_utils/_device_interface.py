@@ -41,7 +41,9 @@ BY_FILE = {
     "restore": ("section_order", "steps"),
     # what the registry of device types (_devices.py) and the code it serves ask of a device type
     "device_type": ("NAME", "LABEL", "ITEMS", "ITEM", "INFO_MODULE", "DETECT", "api", "api_backup", "api_snapshot",
-                    "snapshot", "restore", "parts", "rules", "validation", "events"),
+                    "snapshot", "restore", "parts", "rules", "arguments", "validation",
+                    "events"),
+    "arguments": ("BUILD", "SECOND_PASS", "more_args"),
 }
 
 

@@ -34,73 +34,10 @@ def _settings(device_type, with_reboot=False):
     return args
 
 
-def _snmp(value, options, results):
-    return dict(value, lists="replace" if options["purge"]["snmp"] else "add")
-
-
-def _alert_profiles(value, options, results):
-    # With purge, the profiles not declared are deleted by a second pass after the inputs
-    # (_unused_profiles): the inputs may be moving off them in this very run. The factory
-    # profile cannot be deleted: with purge it is kept, under whatever name the analyzer gives
-    # it, at factory values unless declared (reset_factory_profile).
-    if options["purge"]["alert_profiles"]:
-        return {"state": "replaced", "config": list(value), "reset_factory_profile": True}
-    return {"state": "merged", "config": list(value)}
-
-
-def _unused_profiles(value, options, results):
-    """With purge, the second pass of the alert profiles: after the inputs part has moved its
-    inputs to the declared profiles, the profiles not declared are deleted (the factory
-    profile, which the first pass kept, is not). None (no pass) without purge, or when the
-    first pass left no profile that is not declared."""
-    first = results.get("alert_profiles")
-    if not options["purge"]["alert_profiles"] or not first or first.get("failed"):
-        return None
-    declared = {profile.get("name") for profile in value} | {first.get("factory_profile")}
-    if all(profile["name"] in declared for profile in first.get("after", [])):
-        return None
-    return {"state": "overridden", "config": list(value), "reset_factory_profile": True}
-
-
-def planned_unused_profiles(args, results):
-    """In check mode, what the second pass of the alert profiles would do, planned from the
-    results of the first pass and of the inputs part (the inputs have not moved on the device,
-    so the module itself would see them still using the profiles to delete). None when the
-    inputs part did not run: then the inputs stay as they are, and the module itself is run."""
-    first, inputs = results["alert_profiles"], results.get("inputs")
-    if inputs is None:
-        return None
-    declared = {profile["name"] for profile in args["config"]} | {first.get("factory_profile")}
-    doomed = [profile["name"] for profile in first["after"] if profile["name"] not in declared]
-    users = {}
-    for one in inputs.get("after", []):
-        users.setdefault(one.get("alert_profile"), []).append(one["name"])
-    # worded as ts_alert_profile words it in a real run
-    problems = ["profile %r (not listed, so state=overridden deletes it): cannot be deleted, input(s) %s use it; give"
-                " them another alert_profile first (ts_input)" % (name, ", ".join(repr(user) for user in users[name]))
-                for name in doomed if name in users]
-    if problems:
-        return {"failed": True, "changed": False, "problems": problems,
-                "msg": "invalid parameters: %s" % "; ".join(problems)}
-    after = [profile for profile in first["after"] if profile["name"] in declared]
-    return {"changed": True, "before": first["after"], "after": after, "factory_profile": first.get("factory_profile"),
-            "changes": [{"action": "delete", "key": name} for name in doomed],
-            "diff": {"before": {p["name"]: p for p in first["after"]}, "after": {p["name"]: p for p in after}}}
-
-
 def joined(first, second):
     """One part's result from its two passes (the alert profiles with purge)."""
     return dict(second, changed=bool(first.get("changed") or second.get("changed")), before=first.get("before"),
                 changes=first.get("changes", []) + second.get("changes", []))
-
-
-def _inputs(value, options, results):
-    args = {"state": "overridden" if options["purge"]["inputs"] else "merged", "config": value}
-    # the profile ids the alert profiles part read: ts_input then reads only the inputs
-    profiles = results.get("alert_profiles") or {}
-    if "profile_ids" in profiles:
-        args["alert_profile_ids"] = profiles["profile_ids"]
-    return args
 
 
 def _objects(name):
@@ -115,11 +52,6 @@ def _per_tuner(name):
                 "config": value if value is not None else []}
         if all_tuners is not None:
             args["all_tuners"] = all_tuners
-        # the schedules part runs first: the tuners its schedules leave active are theirs to set
-        # (in the plan too, where the device does not report them active yet)
-        schedules = results.get("schedules") or {}
-        if name == "tuners" and isinstance(schedules.get("after"), list) and not schedules.get("failed"):
-            args["scheduled_tuners"] = [obj["tuner_id"] for obj in schedules["after"] if obj.get("active")]
         return args
     return args_of
 
@@ -156,33 +88,39 @@ class Part:
 #: each device type's registry of parts (its folder's parts.py)
 REGISTRIES = {name: devices.parts(name) for name in devices.NAMES}
 
-#: how a part's declared value becomes its module's arguments, where the default (below) does not fit
-BUILD = {"snmp": _snmp, "alert_profiles": _alert_profiles, "inputs": _inputs}
-#: the second pass of a part with ``pruned_after``: its arguments, and its plan in check mode
-SECOND_PASS = {"alert_profiles": (_unused_profiles, planned_unused_profiles)}
+def _with_more(build, more):
+    """``build``, with the arguments its device type adds from the results of earlier parts."""
+    def args_of(value, options, results, **shared):
+        return dict(build(value, options, results, **shared), **more(results))
+    return args_of
 
 
-def _build(part):
-    """The builder of a part's module arguments: the system settings as declared, with the
-    device type; the FM monitor's per-tuner parts with their ``<part>_all``; other objects
-    replaced with purge, merged without."""
-    if part.name in BUILD:
-        return BUILD[part.name]
+def _build(part, arguments):
+    """The builder of a part's module arguments: the device type's own (its arguments.py,
+    BUILD) where it has one; else the system settings as declared, with the device type; the
+    per-tuner parts with their ``<part>_all``; other objects replaced with purge, merged
+    without; each with what the device type adds (``more_args``)."""
+    if part.name in arguments.BUILD:
+        return arguments.BUILD[part.name]
     if part.system:
-        return _settings(part.device_type, with_reboot=part.name == "network")
-    if part.shared:
-        return _per_tuner(part.name)
-    return _objects(part.name)
+        build = _settings(part.device_type, with_reboot=part.name == "network")
+    elif part.shared:
+        build = _per_tuner(part.name)
+    else:
+        build = _objects(part.name)
+    more = arguments.more_args(part.name)
+    return build if more is None else _with_more(build, more)
 
 
 def _steps(registry):
+    arguments = devices.device_type(registry.KIND).arguments()
     steps = []
     for part, second in with_second_passes(registry.PARTS):
         if second:
-            build, planned = SECOND_PASS[part.name]
+            build, planned = arguments.SECOND_PASS[part.name]
             steps.append(Part(part.name, part.module, part.kind, build, planned=planned))
         else:
-            steps.append(Part(part.name, part.module, part.kind, _build(part), shared=part.shared))
+            steps.append(Part(part.name, part.module, part.kind, _build(part, arguments), shared=part.shared))
     return tuple(steps)
 
 

@@ -52,6 +52,12 @@ def rules():
     return found
 
 
+def arguments():
+    """How device_state turns the device's declared parts into their modules' arguments."""
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import arguments as found
+    return found
+
+
 def restore():
     """The device's sections of a restore."""
     from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import restore as found

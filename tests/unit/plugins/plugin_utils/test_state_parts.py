@@ -14,13 +14,13 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts 
     part_names,
     plain,
     plan,
-    planned_unused_profiles,
     purge_of,
     refused,
     role_names,
     warning_text,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import PartError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.arguments import planned_unused_profiles
 
 # every part of either device type, purged or not (the options purge_of builds)
 KEEP = {"purge": dict.fromkeys(PURGED["ts_analyzer"] + PURGED["fm_monitor"], False), "reboot": False}
