@@ -35,6 +35,8 @@ WEIGHTS = {
     "test_outside_data.py": 200,
     # 12 playbook runs, one per private name of ansible-core: 267 s beside a benchmark (2026-11-28)
     "test_direct_execution_degrades.py": 90,
+    # a copy of the collection, one playbook of 10 tasks and one of 1, the event source: 30 s beside the units (2026-11-28)
+    "test_device_type_added.py": 30,
 }
 DEFAULT_WEIGHT = 20.0
 
