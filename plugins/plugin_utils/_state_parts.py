@@ -17,7 +17,7 @@ from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices, _system as system
 from ansible_collections.broadcast.monitoring.plugins.module_utils._connection import DEVICE_TYPE_SPEC
-from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, PartError
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import PartError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import seconds_problems
 from ansible_collections.broadcast.monitoring.plugins.module_utils._parts import purged, with_second_passes
 
