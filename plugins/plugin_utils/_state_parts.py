@@ -88,6 +88,7 @@ class Part:
 #: each device type's registry of parts (its folder's parts.py)
 REGISTRIES = {name: devices.parts(name) for name in devices.NAMES}
 
+
 def _with_more(build, more):
     """``build``, with the arguments its device type adds from the results of earlier parts."""
     def args_of(value, options, results, **shared):

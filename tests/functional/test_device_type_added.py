@@ -64,7 +64,7 @@ def collection(tmp_path_factory):
 
 
 class Probe:
-    """The fake probe's state: settings, channels, alerts, what it was sent."""
+    """The fake probe's state: settings, channels, alerts."""
 
     def __init__(self):
         self.time = {"ntp": True, "servers": ["192.0.2.123"], "utc_offset": 0, "now": "2026-01-01T00:00:00Z"}
@@ -73,7 +73,6 @@ class Probe:
                         "dns": [], "hostname": "probe-1"}
         self.channels = [{"id": 1, "name": "Ch 1", "locked": True}, {"id": 2, "name": "Ch 2", "locked": True}]
         self.alerts = []
-        self.writes = []
 
 
 def probe_app(probe):
@@ -87,6 +86,9 @@ def probe_app(probe):
             return web.json_response({"error": "bad password"}, status=401)
         return web.json_response({"token": TOKEN})
 
+    async def alive(request):  # answered without a token, as the real devices do
+        return web.json_response({"uptime": 1000})
+
     def getter(read):
         async def handler(request):
             authorised(request)
@@ -97,20 +99,16 @@ def probe_app(probe):
         async def handler(request):
             authorised(request)
             body = await request.json()
-            probe.writes.append((request.path, body))
             target.update(body)
             return web.json_response(target)
         return handler
 
-    app = web.Application()
     async def identify(request):
         return web.json_response({"kind": "probe"})
 
+    app = web.Application()
     app.router.add_get("/xx/identify", identify)
     app.router.add_post("/xx/login", login)
-    async def alive(request):  # answered without a token, as the real devices do
-        return web.json_response({"uptime": 1000})
-
     app.router.add_get("/xx/alive", alive)
     app.router.add_get("/xx/status", getter(lambda: {"model": "XX-1", "serial": "S1", "firmware": "1.2.3",
                                                      "reboot_needed": False}))
@@ -179,8 +177,8 @@ def test_the_registered_probe_is_managed_like_any_device(collection, probe, tmp_
     ])
     detected, snap, backed_up, first, second, onboarded, restored, again, validation, unknown_part = results
     assert ok(detected)["changed"] is False  # auto found the probe: its NTP was on already
-    assert ok(snap)["snapshot"]["channels"] == [{"id": 1, "name": "Ch 1", "locked": True},
-                                               {"id": 2, "name": "Ch 2", "locked": True}]
+    assert ok(snap)["snapshot"]["channels"] == [
+        {"id": 1, "name": "Ch 1", "locked": True}, {"id": 2, "name": "Ch 2", "locked": True}]
     assert snap["snapshot"]["device_type"] == "xx_probe" and snap["snapshot"]["firmware_version"] == "1.2.3"
     ok(backed_up)
     with open(backup, encoding="utf-8") as handle:

@@ -37,14 +37,14 @@ def checks(declared, reading, check):
             continue
         on_air = bool(item.get("tuned")) and bool(item.get("signal_ok"))
         out.append(check("tuner_signal", ident, obj, on_air,
-                          "%s: tuned, signal OK" % obj if on_air else
-                          "%s: %s" % (obj, "; ".join(part for part in (
-                              None if item.get("tuned") else "not tuned (not locked onto %s kHz)" % item.get("frequency"),
-                              None if item.get("signal_ok") else "signal not OK (below the RSSI threshold)") if part))))
+                         "%s: tuned, signal OK" % obj if on_air else
+                         "%s: %s" % (obj, "; ".join(part for part in (
+                             None if item.get("tuned") else "not tuned (not locked onto %s kHz)" % item.get("frequency"),
+                             None if item.get("signal_ok") else "signal not OK (below the RSSI threshold)") if part))))
         declared_stream = entry.get("stream") if isinstance(entry.get("stream"), dict) else {}
         streaming = declared_stream.get("enabled", (shared.get("stream") or {}).get("enabled"))
         if streaming:
             streams = bool(item.get("stream_enabled"))
             out.append(check("tuner_streaming", ident, obj, streams,
-                              "%s: streams" % obj if streams else "%s: streaming declared, the tuner does not stream" % obj))
+                             "%s: streams" % obj if streams else "%s: streaming declared, the tuner does not stream" % obj))
     return out

@@ -40,15 +40,15 @@ def checks(declared, reading, check):
         obj = "input %s (id %s)" % (name, item.get("id"))
         receiving = item.get("state") == "ok" and (item.get("bitrate") or 0) > 0
         out.append(check("input_receiving", name, obj, receiving,
-                          "%s: receives its stream (%s bit/s)" % (obj, item.get("bitrate")) if receiving else
-                          "%s: does not receive its stream (state %s, bitrate %s bit/s)" % (
-                              obj, item.get("state"), item.get("bitrate"))))
+                         "%s: receives its stream (%s bit/s)" % (obj, item.get("bitrate")) if receiving else
+                         "%s: does not receive its stream (state %s, bitrate %s bit/s)" % (
+                             obj, item.get("state"), item.get("bitrate"))))
         errors = item.get("priority1_errors") or []
         clean = item.get("priority1") == "ok"
         out.append(check("input_priority1", name, obj, clean,
-                          "%s: no TR 101 290 priority-1 error" % obj if clean else
-                          "%s: TR 101 290 priority-1 %s (%s)" % (obj, item.get("priority1"),
-                                                                 ", ".join(str(e) for e in errors) or "no error named")))
+                         "%s: no TR 101 290 priority-1 error" % obj if clean else
+                         "%s: TR 101 290 priority-1 %s (%s)" % (obj, item.get("priority1"),
+                                                                ", ".join(str(e) for e in errors) or "no error named")))
     snmp = declared.get("snmp")
     if isinstance(snmp, dict) and ("trap_addresses" in snmp or "enabled" in snmp):
         out.append(_snmp_check(snmp, bool(declared.get("purge_snmp")), reading.get("snmp"), check))
