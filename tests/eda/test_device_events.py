@@ -118,7 +118,7 @@ def test_bad_arguments_are_named_before_any_request(source, monkeypatch):
                            "devices": [{"host": "127.190.0.1", "device_type": "router"}, {"device_type": "fm_monitor"}]})
     text = str(err.value)
     for named in ("interval: must be a number from 1 to 3600", "unknown argument(s): colour", "timeout: must be an integer",
-                  "devices[0].device_type: must be ts_analyzer or fm_monitor", "devices[1].host: required",
+                  "devices[0].device_type: must be one of ts_analyzer, fm_monitor", "devices[1].host: required",
                   "devices[0].password: no password", "initial_state: must be a boolean"):
         assert named in text
     with pytest.raises(source.ArgumentError, match="devices: required"):
