@@ -31,7 +31,7 @@ def admin_client(source, device, password="admin"):
     kind = "ts_analyzer" if device.kind == "ts_analyzer" else "fm_monitor"
     params = source.connection_params({"password": password, "port": device.port}, {}, [])
     params["host"] = device.address
-    return source.CONNECTION.client_from_params(params, source.DEVICE_FILES[kind])
+    return source.CONNECTION.client_from_params(params, source.DEVICES.api(kind))
 
 
 @pytest.fixture
@@ -41,7 +41,7 @@ def ts(sim, source):
     device = sim.fleet.by_name("ts-001")
     sim.call(device.reset)
     client = admin_client(source, device)
-    entries = [{"error_name": name, "threshold": 1000} for name in source.DEVICE_FILES["ts_analyzer"].PRIORITY_1]
+    entries = [{"error_name": name, "threshold": 1000} for name in source.DEVICES.api("ts_analyzer").PRIORITY_1]
     profile = client.post("/api/profiles", {"name": "Quiet", "entries": entries})
     client.post("/api/inputs", {"name": "Mux 1", "alerts_config": {"profile_id": profile["id"]},
                                 "config": {"eth": {"stream_protocol": 0,
