@@ -18,6 +18,11 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._errors impor
     InputError,
     quoted,
 )
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import (
+    network_requests,
+    send as send_request,
+    set_password,
+)
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile_settings, strip_unset
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import LABEL_RE, Checker
 
@@ -128,7 +133,7 @@ def manage_network(client, device, params, check_mode):
     if problems:
         raise InputError(problems)
     result = reconcile_settings(current, desired, lambda wanted: send(client, current, wanted,
-                                                                      device.network_requests(wanted)),
+                                                                      network_requests(device, wanted)),
                                 check_mode)
     pending = result["changed"] or device.read_reboot_needed(client)
     result.update(reboot_needed=pending, rebooted=False, elapsed=0, host=params["host"])
@@ -149,11 +154,11 @@ def manage_network(client, device, params, check_mode):
 
 
 def send(client, before, after, requests):
-    """Each of a device's settings requests (_device_interface.Request) whose settings differ
+    """Each of a device's settings requests (_device_api.Request) whose settings differ
     between ``before`` and ``after``, or that is forced, in their order."""
     for request in requests:
         if request.forced or any(before.get(key) != after.get(key) for key in request.keys):
-            client.post(request.path, request.body)
+            send_request(client, request)
 
 
 def readdressed(host, current, after):
@@ -328,7 +333,7 @@ def manage_password(client, device, params, check_mode):
     if logs_in(client, role, password):
         return {"changed": False, "target_role": role}
     if not check_mode:
-        device.set_password(client, role, password)
+        set_password(client, device, role, password)
         if not logs_in(client, role, password):
             raise DeviceError(REFUSED, "the device accepted the new %s password but does not log in with it" % role)
     return {"changed": True, "target_role": role}

@@ -293,9 +293,9 @@ def test_the_exception_check_finds_an_exception_class(tmp_path):
 
 
 # -- paths and request bodies only in the device API files ------------------------------------------
-#: the device API layers: the only files that name a path or build a request body
+#: the device API layers (and what both devices' share): the only files that name a path or build a request body
 DEVICE_API_FILES = tuple("module_utils.%s.%s" % (folder, name) for folder in DEVICE_FOLDERS.values()
-                         for name in ("api", "api_backup", "api_snapshot"))
+                         for name in ("api", "api_backup", "api_snapshot")) + ("module_utils._device_api",)
 #: every plugin file a rule below is about (modules, action and filter plugins, utils), and the EDA source
 PLUGIN_FOLDERS = ("module_utils", "plugin_utils", "modules", "action", "filter")
 EDA_PLUGINS = os.path.join(ROOT, "extensions", "eda", "plugins")

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import datetime
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._device_interface import Request, network_settings_requests
+# alive_uptime: the same on both devices (_device_api.py); every device file answers it
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import Request, alive_uptime  # noqa: F401
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, list_or_empty
 
 # keep_logged_in: one token serves a whole play (roles hand it to every module)
@@ -371,11 +372,6 @@ def alerts_csv_body(order):
     return {"order": order}
 
 
-def system_log_query(options):
-    """Query string of ``GET /system/log``: the bounds given."""
-    return {k: v for k, v in options.items() if v is not None}
-
-
 def unix_seconds(value):
     """Unix seconds (the device's filter times) of an integer, digits or an ISO 8601 time
     (``Z`` or an offset; a naive time is UTC); None when the value is neither."""
@@ -518,10 +514,6 @@ def read_network(client):
     return out
 
 
-def network_requests(after):
-    return network_settings_requests(NETWORK, HOSTNAME, NETWORK_KEYS, after)
-
-
 def read_firmware_version(client):
     return client.get(STATUS)["versions"]["package_ver"]
 
@@ -541,9 +533,10 @@ def time_requests(before, after, set_clock):
     on one path."""
     # The device wants a datetime in every write; without a clock change, send back the
     # time just read (NTP on ignores it).
-    return [Request(DATETIME, ("ntp", "ntp_servers", "timezone"), {
+    return [Request(DATETIME, {
         "enable_ntp": after["ntp"], "ntp_servers": after["ntp_servers"], "timezone": after["timezone"],
-        "datetime": after["datetime"] if set_clock else before["datetime"]}, forced=set_clock)]
+        "datetime": after["datetime"] if set_clock else before["datetime"]}, ("ntp", "ntp_servers", "timezone"),
+        forced=set_clock)]
 
 
 def read_logging(client):
@@ -557,21 +550,11 @@ def write_logging(client, after):
                                "rsyslog_server": after["remote_syslog"]["server"]})
 
 
-def set_password(client, role, password):
-    client.post(PASSWORD, {"role": role, "password": password})
-
-
 def read_identity(client):
     """Model, serial number and firmware version (``versions`` of ``GET /status``)."""
     versions = client.get(STATUS).get("versions") or {}
     return {"model": versions.get("model_name"), "serial_number": versions.get("serial_number"),
             "firmware_version": versions.get("package_ver")}
-
-
-def alive_uptime(answer):
-    """Seconds since boot in the answer to ``GET {ALIVE}`` (a reboot is seen when it falls);
-    None when the answer does not give it."""
-    return answer.get("system_uptime")
 
 
 # -- what the collection reads of each answer (device_compatibility reports on it) ------

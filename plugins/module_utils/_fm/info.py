@@ -10,6 +10,7 @@ and ``read_info(client, params)`` (the module's result)."""
 from __future__ import annotations
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import system_log_query
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, quoted
 from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import gather, select
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import paging_error
@@ -79,7 +80,7 @@ def readers(client, params):
         "tuners": lambda: [api.tuner_info(raw) for raw in client.get(api.TUNERS)],
         "stations": lambda: client.get(api.STATIONS),
         "alerts": lambda: read_alerts(client, params.get("alerts") or {}),
-        "log": lambda: client.get(api.SYSTEM_LOG, params=api.system_log_query(params.get("log") or {})),
+        "log": lambda: client.get(api.SYSTEM_LOG, params=system_log_query(params.get("log") or {})),
         "playlist": playlist,
         "valid_bitrates": valid_bitrates,
         "network": lambda: client.get(api.NETWORK),

@@ -251,7 +251,7 @@ class Tuners(TunerObjects):
         if target.get("station_id") is not None and target["station_id"] != before["station_id"]:
             target["frequency"] = api.station_frequency(self.stations()[target["station_id"]])
         elif target["frequency"] != before["frequency"]:
-            target["station_id"] = self.station_at(target["frequency"])
+            target["station_id"] = api.station_at(list(self.stations().values()), target["frequency"])
         else:
             target["station_id"] = before["station_id"]
         return target, []
@@ -261,10 +261,6 @@ class Tuners(TunerObjects):
         if self._stations is None:
             self._stations = {api.station_id_of(s): s for s in self.client.get(api.STATIONS)}
         return self._stations
-
-    def station_at(self, frequency):
-        found = [sid for sid, s in self.stations().items() if api.station_frequency(s) == frequency]
-        return found[0] if found else None
 
     def bitrates(self):
         """The device's valid bitrates (read only when a bitrate is given)."""

@@ -9,7 +9,8 @@ documented in simulator/README.md; meeting a real device means changing this fil
 
 from __future__ import annotations
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._device_interface import Request, network_settings_requests
+# alive_uptime: the same on both devices (_device_api.py); every device file answers it
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import Request, alive_uptime  # noqa: F401
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, list_or_empty, not_renamed, where_of
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import ShapeError
 
@@ -312,21 +313,21 @@ def input_own_from_module(monitoring, scte35, thumbnails):
 
 
 def input_own_requests(input_id, before, after):
-    """``[(method, path, body)]``: the writes that bring an input's monitoring, SCTE-35 and
+    """``[Request]``: the writes that bring an input's monitoring, SCTE-35 and
     thumbnails (device shape, thumbnails without unset keys) from ``before`` to ``after``, in
     that order, each through its own endpoint. A GET among them writes."""
     requests = []
     if "monitoring" in after and bool(before.get("monitoring")) != bool(after["monitoring"]):
-        requests.append(("GET", (INPUT_START if after["monitoring"] else INPUT_STOP) % input_id, None))
+        requests.append(Request((INPUT_START if after["monitoring"] else INPUT_STOP) % input_id, method="GET"))
     scte = (after.get("scte35") or {}).get("enabled")
     if scte is not None and (before.get("scte35") or {}).get("enabled") != scte:
-        requests.append(("POST", INPUT_SCTE_TOGGLE % input_id, scte35_body(scte)))
+        requests.append(Request(INPUT_SCTE_TOGGLE % input_id, scte35_body(scte)))
     thumbs = after.get("thumbnails") or {}
     if thumbs and (before.get("thumbnails") or {}) != thumbs:
         if thumbs.get("enabled"):
-            requests.append(("POST", INPUT_THUMBNAILS_ENABLE % input_id, thumbnails_body(thumbs["pid"])))
+            requests.append(Request(INPUT_THUMBNAILS_ENABLE % input_id, thumbnails_body(thumbs["pid"])))
         else:
-            requests.append(("GET", INPUT_THUMBNAILS_DISABLE % input_id, None))
+            requests.append(Request(INPUT_THUMBNAILS_DISABLE % input_id, method="GET"))
     return requests
 
 
@@ -561,11 +562,6 @@ def epg_query(options):
     return body
 
 
-def system_log_query(options):
-    """Query string of ``GET /system/log``: the bounds given."""
-    return {k: v for k, v in options.items() if v is not None}
-
-
 def timezone_from_device(raw):
     """The IANA name ``GET /system/timezone`` gives."""
     return raw["timezone"]
@@ -608,10 +604,6 @@ def read_network(client):
     return out
 
 
-def network_requests(after):
-    return network_settings_requests(NETWORK, HOSTNAME, NETWORK_KEYS, after)
-
-
 def read_firmware_version(client):
     return client.get(DEVICE_INFO)["firmware_version"]
 
@@ -636,8 +628,8 @@ def time_requests(before, after, set_clock):
     body = {"enable_ntp": after["ntp"], "ntp_servers": after["ntp_servers"]}
     if set_clock:
         body["datetime"] = after["datetime"]
-    return [Request(DATETIME, ("ntp", "ntp_servers"), body, forced=set_clock),
-            Request(TIMEZONE, ("timezone",), {"timezone": after["timezone"]})]
+    return [Request(DATETIME, body, ("ntp", "ntp_servers"), forced=set_clock),
+            Request(TIMEZONE, {"timezone": after["timezone"]}, ("timezone",))]
 
 
 def read_logging(client):
@@ -659,21 +651,11 @@ def write_logging(client, after):
                                                  if key in after["remote_syslog"]}})
 
 
-def set_password(client, role, password):
-    client.post(PASSWORD, {"role": role, "password": password})
-
-
 def read_identity(client):
     """Model, serial number and firmware version (``GET /system/device``)."""
     raw = client.get(DEVICE_INFO)
     return {"model": raw.get("model"), "serial_number": raw.get("serial_number"),
             "firmware_version": raw.get("firmware_version")}
-
-
-def alive_uptime(answer):
-    """Seconds since boot in the answer to ``GET {ALIVE}`` (a reboot is seen when it falls);
-    None when the answer does not give it."""
-    return answer.get("system_uptime")
 
 
 # -- what the collection reads of each answer (device_compatibility reports on it) ------

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import system_log_query
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError, quoted
 from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import gather, select
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import paging_error
@@ -159,7 +160,7 @@ class _Reader:
             "system_datetime": lambda: get(api.DATETIME),
             "system_timezone": lambda: api.timezone_from_device(get(api.TIMEZONE)),
             "system_warnings": lambda: get(api.SYSTEM_WARNINGS),
-            "system_log": lambda: get(api.SYSTEM_LOG, params=api.system_log_query(self.params.get("system_log") or {})),
+            "system_log": lambda: get(api.SYSTEM_LOG, params=system_log_query(self.params.get("system_log") or {})),
         }
 
     def inputs(self):

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import send_all
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Resource, reconcile_read_back
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import Conflict, InputError, quoted
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
@@ -162,17 +163,13 @@ class Inputs(Resource):
         self.client.delete(api.INPUT % ident)
 
     def _set_own(self, input_id, before, after):
-        """Monitoring, SCTE-35 and thumbnails, each through its own endpoint where it changes."""
-        send_input_own(self.client, api.input_own_requests(input_id, _own(before), _own(after)))
+        set_input_own(self.client, input_id, _own(before), _own(after))
 
 
-def send_input_own(client, requests):
-    """Sends an input's own-endpoint writes (api.input_own_requests), in their order."""
-    for method, path, body in requests:
-        if method == "GET":
-            client.get(path, idempotent=False)  # GET, but a write: never retried blindly on a connection error
-        else:
-            client.post(path, body)
+def set_input_own(client, input_id, before, after):
+    """An input's monitoring, SCTE-35 and thumbnails (``before`` and ``after`` in the device's
+    shape), each through its own endpoint where it changes: for ts_input and the restore."""
+    send_all(client, api.input_own_requests(input_id, before, after))
 
 
 def _own(obj):

@@ -18,7 +18,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources
     Converters,
     Inputs,
     Profiles,
-    send_input_own,
+    set_input_own,
     snmp,
 )
 
@@ -142,30 +142,30 @@ class RawInputs(Resource):
 
     def check_against(self, desired, current, run):
         known = set(self.profiles) | set(self.planned)
-        return ["input %r: alerts_config: the analyzer has no profile %r" % (obj["name"], obj["alerts_config"]["profile_id"])
-                for obj in desired if obj["alerts_config"]["profile_id"] not in known]
+        return ["input %r: alerts_config: the analyzer has no profile %r" % (api.input_name_of(obj), api.input_profile_id(obj))
+                for obj in desired if api.input_profile_id(obj) not in known]
 
     def normalise(self, obj):
         return strip_unset(obj)
 
     def create(self, after):
         created = self.client.post(api.INPUTS, api_backup.backup_input_body(after, self.profiles))
-        self._set_own(api.input_id_of(created), api_backup.without(created, api_backup.INPUT_NOT_CONFIG), after)
+        _set_own(self.client, api.input_id_of(created), api_backup.without(created, api_backup.INPUT_NOT_CONFIG), after)
 
     def update(self, before, after):
         input_id = api.input_id_of(self.raw[before["name"]])
         if api_backup.without(before, self.OWN_ENDPOINTS) != api_backup.without(after, self.OWN_ENDPOINTS):
             self.client.post(api.INPUT % input_id, api_backup.backup_input_updated(after, self.profiles, input_id))
-        self._set_own(input_id, before, after)
+        _set_own(self.client, input_id, before, after)
 
     def delete(self, before):
         self.client.delete(api.INPUT % api.input_id_of(self.raw[before["name"]]))
 
-    def _set_own(self, input_id, before, after):
-        """Monitoring, SCTE-35 and thumbnails, each through its own endpoint where it changes."""
-        before = dict(before, thumbnails=strip_unset(before.get("thumbnails") or {}))
-        after = dict(after, thumbnails=strip_unset(after.get("thumbnails") or {}))
-        send_input_own(self.client, api.input_own_requests(input_id, before, after))
+
+def _set_own(client, input_id, before, after):
+    """A backup's input holds its own-endpoint fields in the device's shape (thumbnails without unset keys)."""
+    set_input_own(client, input_id, dict(before, thumbnails=strip_unset(before.get("thumbnails") or {})),
+                  dict(after, thumbnails=strip_unset(after.get("thumbnails") or {})))
 
 
 class RawConverters(Resource):
