@@ -23,7 +23,8 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api i
     send as send_request,
     set_password,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile_settings, strip_unset
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import strip_unset
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine_settings import reconcile_settings
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import LABEL_RE, Checker
 
 POLL = 0.25

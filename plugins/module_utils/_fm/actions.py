@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile_settings
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine_settings import reconcile_settings
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import BUSY, DeviceError, InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._files import download as download_file, file_sha256, regular_file
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker

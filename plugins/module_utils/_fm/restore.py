@@ -8,7 +8,7 @@ request holds: api.py and api_backup.py."""
 from __future__ import annotations
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.format import FORMAT_1
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import replace_settings
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine_settings import replace_settings
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api_backup
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import parts

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import send_all
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Resource, reconcile_read_back
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Resource
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine_settings import reconcile_read_back
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import Conflict, InputError, quoted
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
 
