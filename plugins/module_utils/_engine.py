@@ -433,6 +433,22 @@ def reconcile(resource, config, state, check_mode, where=None, checked=False):
     }
 
 
+def report_consequence(result, key, field, current, declared):
+    """Report in ``result`` (reconcile's) a write that follows from a reconcile's writes and
+    is made after it (the device does not make it by itself): ``field`` of the object at
+    ``key`` set from ``current`` to ``declared``. It joins the differences of that object's
+    change and the diff, and the result is changed."""
+    difference = {"path": field, "current": current, "declared": declared}
+    for change in result["changes"]:
+        if change["key"] == key:
+            change.setdefault("differences", []).append(difference)
+    diff = result.get("diff") or {}
+    for side, value in (("before", current), ("after", declared)):
+        if isinstance((diff.get(side) or {}).get(key), dict):
+            diff[side][key] = dict(diff[side][key], **{field: value})
+    result["changed"] = True
+
+
 def _unknown_keys(desired, current, key):
     known = ", ".join(str(k) for k in current)
     return ["config[%d]: %s %r: the device has no such object (it has %s)" % (i, key, obj[key], known)

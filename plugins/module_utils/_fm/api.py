@@ -227,6 +227,38 @@ def tuner_station_body(station_id):
     return {"station_id": station_id}
 
 
+def tuner_requests(before, after, station_id=None):
+    """``[Request]`` that take one tuner from ``before`` to ``after`` (fm_tuner shape).
+
+    ``station_id``: tune to that stored station (the frequency follows it) instead of
+    writing the frequency. Order: state, mute and stream first, then settings, then the
+    station: a frequency change makes the tuner answer 503 while it switches.
+    """
+    tid = after["tuner_id"]
+    writes = []
+    if before["operating_state"] != after["operating_state"]:
+        writes.append(Request(TUNER_STATE % tid, tuner_state_body(after["operating_state"])))
+    if before["muted"] != after["muted"]:
+        writes.append(Request(TUNER_MUTED % tid, tuner_muted_body(after["muted"])))
+    if before["stream"] != after["stream"]:
+        fields = {k: after["stream"][k] for k in ("url", "codec", "bitrate") if after["stream"][k] != before["stream"][k]}
+        writes.append(Request(TUNER_STREAM % tid, tuner_stream_body(after["stream"]["enabled"], fields)))
+    old, new = hw_to_device(before["hw_settings"]), hw_to_device(after["hw_settings"])
+    settings = tuner_settings_body(after["name"] if before["name"] != after["name"] else None,
+                                   {k: v for k, v in new.items() if old.get(k) != v},
+                                   after["frequency"] if before["frequency"] != after["frequency"] and station_id is None else None)
+    if settings:
+        writes.append(Request(TUNER_SETTINGS % tid, settings))
+    if station_id is not None:
+        writes.append(Request(TUNER_STATION % tid, tuner_station_body(station_id)))
+    return writes
+
+
+def tuner_operating_state(raw):
+    """The operating state name of a ``GET /tuners/all`` element."""
+    return STATE_NAMES[raw["state"]]
+
+
 def tuner_info(raw):
     """A tuner as fm_info returns it: fm_tuner's shape, its thresholds and schedule in
     fm_thresholds'/fm_schedule's shapes, and what it measures now."""

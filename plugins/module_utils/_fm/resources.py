@@ -28,6 +28,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._engine impor
     merge,
     nest,
     reconcile,
+    report_consequence,
     strip_unset,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
@@ -146,6 +147,10 @@ class TunerObjects(Resource):
     def refresh(self):
         self._raw = None
         return self.read()
+
+    def operating_state(self, tuner_id):
+        """The operating state of ``tuner_id`` as last read."""
+        return api.tuner_operating_state(self._raw[tuner_id])
 
     def apply_changes(self, changes):
         batch = self._batch(changes)
@@ -324,35 +329,9 @@ class Tuners(TunerObjects):
     def write(self, change):
         """A tuner asked for a stored station it is not on (an admin write) is tuned to it."""
         station = (change.declared or {}).get("station_id")  # None: not asked for
-        for path, body in tuner_requests(change.before, change.after, None if station == change.before["station_id"] else station):
-            post_to_tuner(self.client, change.after["tuner_id"], path, body)
-
-
-def tuner_requests(before, after, station_id=None):
-    """``[(path, body)]`` that take one tuner from ``before`` to ``after`` (fm_tuner shape).
-
-    ``station_id``: tune to that stored station (the frequency follows it) instead of
-    writing the frequency. Order: state, mute and stream first, then settings, then the
-    station: a frequency change makes the tuner answer 503 while it switches.
-    """
-    tid = after["tuner_id"]
-    writes = []
-    if before["operating_state"] != after["operating_state"]:
-        writes.append((api.TUNER_STATE % tid, api.tuner_state_body(after["operating_state"])))
-    if before["muted"] != after["muted"]:
-        writes.append((api.TUNER_MUTED % tid, api.tuner_muted_body(after["muted"])))
-    if before["stream"] != after["stream"]:
-        fields = {k: after["stream"][k] for k in ("url", "codec", "bitrate") if after["stream"][k] != before["stream"][k]}
-        writes.append((api.TUNER_STREAM % tid, api.tuner_stream_body(after["stream"]["enabled"], fields)))
-    old, new = api.hw_to_device(before["hw_settings"]), api.hw_to_device(after["hw_settings"])
-    settings = api.tuner_settings_body(after["name"] if before["name"] != after["name"] else None,
-                                       {k: v for k, v in new.items() if old.get(k) != v},
-                                       after["frequency"] if before["frequency"] != after["frequency"] and station_id is None else None)
-    if settings:
-        writes.append((api.TUNER_SETTINGS % tid, settings))
-    if station_id is not None:
-        writes.append((api.TUNER_STATION % tid, api.tuner_station_body(station_id)))
-    return writes
+        for request in api.tuner_requests(change.before, change.after,
+                                          None if station == change.before["station_id"] else station):
+            post_to_tuner(self.client, change.after["tuner_id"], request.path, request.body)
 
 
 # -- fm_thresholds ----------------------------------------------------------------------------
@@ -501,7 +480,8 @@ def follow_schedules(resource, result, check_mode):
     change) would leave its tuner as it was until the next event: its latest event before now,
     wrapping around the week, is applied here (``POST /tuner/{id}/state``, admin). A schedule
     left as it was is left to its events (an idempotent run reads nothing more).
-    Adds to ``result``: ``scheduled_states``, the change and its difference, the diff."""
+    Adds to ``result``: ``scheduled_states``, and each state set as the engine reports a
+    consequence (report_consequence)."""
     written = {change["key"] for change in result.get("changes", []) if change["action"] == "update"}
     owned = {obj["tuner_id"]: obj for obj in result.get("after", [])
              if obj["tuner_id"] in written and obj.get("active") and any((obj.get("events") or {}).values())}
@@ -517,7 +497,7 @@ def follow_schedules(resource, result, check_mode):
     states, warnings = [], result.setdefault("warnings", [])
     for tid, schedule in sorted(owned.items()):
         state = api.state_at(schedule, day, minute)
-        now = api.STATE_NAMES[resource._raw[tid]["state"]]
+        now = resource.operating_state(tid)
         if state is None or state == now:
             continue
         at = (api.DAYS[day], api.clock(minute))
@@ -527,16 +507,9 @@ def follow_schedules(resource, result, check_mode):
         if not check_mode:
             post_to_tuner(resource.client, tid, api.TUNER_STATE % tid, api.tuner_state_body(state))
         states.append({"tuner_id": tid, "before": now, "after": state, "datetime": time_read.get("datetime")})
-        difference = {"path": "operating_state", "current": now, "declared": state}
-        for change in result["changes"]:
-            if change["key"] == tid:
-                change.setdefault("differences", []).append(difference)
-        diff = result.get("diff") or {}
-        for side, value in (("before", now), ("after", state)):
-            if isinstance((diff.get(side) or {}).get(tid), dict):
-                diff[side][tid] = dict(diff[side][tid], operating_state=value)
+        report_consequence(result, tid, "operating_state", now, state)
     if not warnings:
         result.pop("warnings")
     if states:
-        result.update(changed=True, scheduled_states=states)
+        result["scheduled_states"] = states
     return result
