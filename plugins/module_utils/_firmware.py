@@ -28,15 +28,15 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._system impor
 SETTLE = 2.0
 
 
-def went_away_after_upload(client, device, uptime_before, settle, sleep=time.sleep, clock=time.monotonic):
+def went_away_after_upload(client, api, uptime_before, settle, sleep=time.sleep, clock=time.monotonic):
     """True when the device goes away (or is back with a smaller uptime) within ``settle``
     seconds of an accepted upload: it reboots by itself. False when it stays up."""
     deadline = clock() + settle
     while True:
-        answer = client.try_get(device.ALIVE, timeout=max(0.5, min(2.0, deadline - clock())))
+        answer = client.try_get(api.ALIVE, timeout=max(0.5, min(2.0, deadline - clock())))
         if answer is None:
             return True
-        if uptime_before is not None and uptime_or(device, answer, uptime_before) < uptime_before:
+        if uptime_before is not None and uptime_or(api, answer, uptime_before) < uptime_before:
             return True
         if clock() + POLL > deadline:
             return False
@@ -133,10 +133,10 @@ def check_bundle(params, bundle, model, previous):
                  " go back to it)" % (bundle["path"], bundle["version"], what, previous))
 
 
-def manage_firmware(client, device, params, check_mode):
+def manage_firmware(client, api, params, check_mode):
     bundles = read_bundles(params)
-    previous = device.read_firmware_version(client)
-    model = device.read_identity(client).get("model")
+    previous = api.read_firmware_version(client)
+    model = api.read_identity(client).get("model")
     model = model.strip() if isinstance(model, str) and model.strip() else None
     bundle = choose_bundle(params, bundles, model, previous)
     order = check_bundle(params, bundle, model, previous)
@@ -146,7 +146,7 @@ def manage_firmware(client, device, params, check_mode):
               "device_model": model, "pending_version": None, "rebooted": False, "reboot_needed": False,
               "elapsed": 0}
     if not result["changed"]:
-        result["reboot_needed"] = device.read_reboot_needed(client)
+        result["reboot_needed"] = api.read_reboot_needed(client)
         result["msg"] = "firmware %s is already installed" % version
         return result
     action = {1: "upgrade", -1: "downgrade"}.get(order, "change")
@@ -163,11 +163,11 @@ def manage_firmware(client, device, params, check_mode):
         result["msg"] = "would %s from %s to %s%s" % (
             action, previous, version, "" if params["reboot"] else " (running it from the next reboot)")
         return result
-    before = uptime(client, device)
+    before = uptime(client, api)
     body = swu.MultipartFile(bundle["path"])
     started = time.monotonic()
     try:
-        client.request("POST", device.UPGRADE, data=body, headers={"Content-Type": body.content_type},
+        client.request("POST", api.UPGRADE, data=body, headers={"Content-Type": body.content_type},
                        idempotent=False, timeout=params["upload_timeout"])
     except DeviceError as err:
         if err.kind == REFUSED:
@@ -177,11 +177,11 @@ def manage_firmware(client, device, params, check_mode):
         raise
     # Installed. Either the device reboots into it by itself, or it keeps running the old
     # version with reboot_needed set until it is rebooted.
-    if went_away_after_upload(client, device, before, min(SETTLE, params["reboot_timeout"])):
-        wait_for_boot(client, device, params["reboot_timeout"], before)
+    if went_away_after_upload(client, api, before, min(SETTLE, params["reboot_timeout"])):
+        wait_for_boot(client, api, params["reboot_timeout"], before)
         result["rebooted"] = True
     else:
-        running, pending = device.read_firmware_version(client), device.read_reboot_needed(client)
+        running, pending = api.read_firmware_version(client), api.read_reboot_needed(client)
         if running != version and not pending:
             raise DeviceError(DEVICE, "the device accepted the bundle %s (version %s) but neither rebooted nor "
                                       "reports a pending reboot; it still runs firmware %s"
@@ -193,15 +193,15 @@ def manage_firmware(client, device, params, check_mode):
             return result
         if running != version:
             try:
-                client.post(device.REBOOT)
+                client.post(api.REBOOT)
             except DeviceError as err:
                 if err.kind != UNREACHABLE:  # unreachable: it went down on its own meanwhile
                     raise
-            wait_for_boot(client, device, params["reboot_timeout"], before)
+            wait_for_boot(client, api, params["reboot_timeout"], before)
             result["rebooted"] = True
     result["elapsed"] = round(time.monotonic() - started, 2)
-    result["current_version"] = device.read_firmware_version(client)
-    result["reboot_needed"] = device.read_reboot_needed(client)
+    result["current_version"] = api.read_firmware_version(client)
+    result["reboot_needed"] = api.read_reboot_needed(client)
     if result["current_version"] != version:
         raise DeviceError(REFUSED, "after the upgrade the device reports firmware %s, expected %s"
                           % (result["current_version"], version))
