@@ -14,7 +14,7 @@ from __future__ import annotations
 #: the device's system answers to the device-neutral shapes of _system.py
 COMMON = (
     "KIND", "LOGIN", "ALIVE", "STATUS", "NETWORK", "HOSTNAME", "DATETIME", "LOG_SETTINGS", "PASSWORD", "REBOOT",
-    "FACTORY_RESET", "UPGRADE", "NETWORK_KEYS", "TIMEZONE_KIND", "SYSLOG_PORT", "READ_SHAPES",
+    "FACTORY_RESET", "UPGRADE", "NETWORK_KEYS", "TIMEZONE_KIND", "SYSLOG_HAS_PORT_FIELD", "READ_SHAPES",
     "read_network", "read_firmware_version", "read_reboot_needed", "read_time", "time_requests",
     "read_logging", "write_logging", "read_identity", "alive_uptime",
     "ASSIGNED_IDS", "ID_FIELDS", "created_answer",

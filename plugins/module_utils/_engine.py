@@ -92,36 +92,36 @@ def nest(flat):
 
 class Run:
     """What one reconcile is asked, handed to every hook that needs it: ``state``,
-    ``check_mode``, ``where`` ({key: how messages name that object}, for desired objects not
-    taken from ``config`` one to one) and ``checked`` (the desired objects were checked
+    ``check_mode``, ``labels`` ({key: how messages name that object}, for desired objects not
+    taken from ``config`` one to one) and ``prechecked`` (the desired objects were checked
     before they were built, so ``check`` has nothing left to find)."""
 
-    def __init__(self, state, check_mode=False, where=None, checked=False):
+    def __init__(self, state, check_mode=False, labels=None, prechecked=False):
         self.state = state
         self.check_mode = check_mode
-        self.where = where or {}
-        self.checked = checked
+        self.labels = labels or {}
+        self.prechecked = prechecked
 
 
 class Change:
     """One planned write: ``create``, ``update`` or ``delete`` of the object at ``key``;
-    ``copy`` is the device id of an extra copy of ``key`` to delete (duplicates);
+    ``copy_id`` is the device id of an extra copy of ``key`` to delete (duplicates);
     ``declared`` is the desired object the change comes from (as ``prepare`` gave it)."""
 
-    def __init__(self, action, key, before=None, after=None, copy=None, declared=None):
+    def __init__(self, action, key, before=None, after=None, copy_id=None, declared=None):
         self.action = action
         self.key = key
         self.before = before
         self.after = after
-        self.copy = copy
+        self.copy_id = copy_id
         self.declared = declared
 
     def summary(self, detail=False):
         """The change as a result reports it; with ``detail``, an update's ``differences``, field
         by field (a create's fields are the object in ``after``, a delete's nothing)."""
         out = {"action": self.action, "key": self.key}
-        if self.copy is not None:
-            out["id"] = self.copy
+        if self.copy_id is not None:
+            out["id"] = self.copy_id
         if detail and self.action == "update" and isinstance(self.after, dict):
             out["differences"] = differences(self.before, self.after)
         return out
@@ -264,8 +264,8 @@ class Resource:
     def write(self, change):
         """The requests of one planned change (``change.declared`` says what was asked, for a
         resource whose requests depend on it, not only on ``before`` and ``after``)."""
-        if change.copy is not None:
-            self.delete_copy(change.copy)
+        if change.copy_id is not None:
+            self.delete_copy(change.copy_id)
         elif change.action == "create":
             self.create(change.after)
         elif change.action == "update":
@@ -349,11 +349,11 @@ def _write_verified(resource, change):
     except DeviceError:
         resource.lost_answers.append(dict(change.summary(), landed=None))
         raise lost from None
-    if change.copy is not None:
-        landed = change.copy not in [resource.element_id(element) for element, _obj in resource.duplicates.get(change.key, [])]
+    if change.copy_id is not None:
+        landed = change.copy_id not in [resource.element_id(element) for element, _obj in resource.duplicates.get(change.key, [])]
         resource.lost_answers.append(dict(change.summary(), landed=landed))
         if not landed:
-            resource.delete_copy(change.copy)
+            resource.delete_copy(change.copy_id)
         return
     present = current.get(change.key)
     if change.action == "delete":
@@ -379,10 +379,10 @@ def check_config(resource, config, state, check_mode=False, run=None):
     return _duplicates(desired, resource.key) + resource.check(desired, run or Run(state, check_mode))
 
 
-def reconcile(resource, config, state, check_mode, where=None, checked=False):
-    """Bring a keyed list to the desired state; returns the module result. ``where`` and
-    ``checked``: see ``Run``."""
-    run = Run(state, check_mode, where, checked)
+def reconcile(resource, config, state, check_mode, labels=None, prechecked=False):
+    """Bring a keyed list to the desired state; returns the module result. ``labels`` and
+    ``prechecked``: see ``Run``."""
+    run = Run(state, check_mode, labels, prechecked)
     desired = [strip_unset(obj) for obj in (config or [])]
     problems = check_config(resource, config, state, run=run)
     if problems:
@@ -407,7 +407,7 @@ def reconcile(resource, config, state, check_mode, where=None, checked=False):
     problems = resource.check_planned(changes, run)
     if problems:
         raise InputError(problems)
-    changes += [Change("delete", key, before=obj, copy=resource.element_id(element)) for key, element, obj in extras]
+    changes += [Change("delete", key, before=obj, copy_id=resource.element_id(element)) for key, element, obj in extras]
     warnings += resource.unwritable
     if changes and not check_mode:
         resource.apply_changes(changes)

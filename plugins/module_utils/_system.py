@@ -265,7 +265,7 @@ def check_logging(params, api):
     syslog = strip_unset(params.get("remote_syslog") or {})
     check = Checker()
     if "port" in syslog and api is not None:
-        if not api.SYSLOG_PORT:
+        if not api.SYSLOG_HAS_PORT_FIELD:
             check.fail("remote_syslog.port", "this device (%s) has no port field; give the port in remote_syslog.server"
                        " (host:port), or leave it out for the device's own" % api.KIND)
         else:
@@ -274,12 +274,12 @@ def check_logging(params, api):
     colon, number = str(server or "").rpartition(":")[1:]
     if syslog.get("enabled") and server == "":
         check.fail("remote_syslog.server", "required when remote_syslog.enabled is true")
-    elif server and api is not None and api.SYSLOG_PORT and colon and number.isdigit():
+    elif server and api is not None and api.SYSLOG_HAS_PORT_FIELD and colon and number.isdigit():
         check.fail("remote_syslog.server", "this device (%s) takes the port in remote_syslog.port, not in the server;"
                    " got %s" % (api.KIND, quoted(server)))
     elif server:
         # a device without a port field keeps the port in the server's text (host:port)
-        check.host("remote_syslog.server", server, port=api is None or not api.SYSLOG_PORT)
+        check.host("remote_syslog.server", server, port=api is None or not api.SYSLOG_HAS_PORT_FIELD)
     return check.problems
 
 

@@ -534,7 +534,7 @@ UPGRADE = "/api/system/upgrade"
 TIMEZONE_KIND = "offset"
 TIMEZONE_RANGE = (-12, 14)
 #: the remote syslog port has no field of its own: rsyslog_server holds it (host:port)
-SYSLOG_PORT = False
+SYSLOG_HAS_PORT_FIELD = False
 NETWORK_KEYS = ("dhcp", "address", "netmask", "gateway", "dns")
 
 

@@ -80,9 +80,9 @@ def reconcile_tuners(resource, config, all_tuners, state, check_mode):
         raise InputError(problems)
     common = strip_unset(all_tuners or {})
     own = [strip_unset(obj) for obj in config or []]
-    where = {obj["tuner_id"]: "config[%d] (tuner %d)" % (i, obj["tuner_id"]) for i, obj in enumerate(own)}
+    labels = {obj["tuner_id"]: "config[%d] (tuner %d)" % (i, obj["tuner_id"]) for i, obj in enumerate(own)}
     if not common or state == "gathered":
-        return reconcile(resource, own, state, check_mode, where, checked=True)
+        return reconcile(resource, own, state, check_mode, labels, prechecked=True)
     ids = sorted(resource.read())
     unknown = ["config[%d]: tuner_id %d: the device has no such tuner (it has %s)" % (
         i, obj["tuner_id"], ", ".join(map(str, ids))) for i, obj in enumerate(own) if obj["tuner_id"] not in ids]
@@ -90,13 +90,13 @@ def reconcile_tuners(resource, config, all_tuners, state, check_mode):
         raise InputError(unknown)
     by_id = {obj["tuner_id"]: obj for obj in own}
     for tid in ids:
-        where.setdefault(tid, "%s (tuner %d)" % (ALL, tid))
+        labels.setdefault(tid, "%s (tuner %d)" % (ALL, tid))
     desired = [merge(dict(common, tuner_id=tid), by_id.get(tid, {})) for tid in ids]
-    return reconcile(resource, desired, state, check_mode, where, checked=True)
+    return reconcile(resource, desired, state, check_mode, labels, prechecked=True)
 
 
 def _label(run, tuner_id):
-    return run.where.get(tuner_id, "config (tuner %d)" % tuner_id)
+    return run.labels.get(tuner_id, "config (tuner %d)" % tuner_id)
 
 
 class TunerObjects(Resource):
@@ -131,7 +131,7 @@ class TunerObjects(Resource):
 
     # -- engine hooks -----------------------------------------------------------------------
     def check(self, desired, run):
-        if run.checked:
+        if run.prechecked:
             return []
         check = Checker()
         for index, obj in enumerate(desired):

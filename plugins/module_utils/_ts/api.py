@@ -588,7 +588,7 @@ UPGRADE = "/api/system/upgrade"
 #: timezones are IANA names, validated against the device's own list
 TIMEZONE_KIND = "name"
 #: the remote syslog port is a field of its own (remote_syslog.port), not part of the server
-SYSLOG_PORT = True
+SYSLOG_HAS_PORT_FIELD = True
 NETWORK_KEYS = ("dhcp", "address", "netmask", "gateway", "dns")
 
 
