@@ -53,6 +53,13 @@ def set_password(client, api, role, password):
     client.post(api.PASSWORD, {"role": role, "password": password})
 
 
+def upload_firmware(client, api, bundle, timeout):
+    """POST a firmware ``bundle`` (a multipart body that streams the file, _swu.py) to
+    ``api.UPGRADE``; never resent blindly."""
+    client.request("POST", api.UPGRADE, data=bundle, headers={"Content-Type": bundle.content_type},
+                   idempotent=False, timeout=timeout)
+
+
 def alive_uptime(answer):
     """Seconds since boot in the answer to ``GET api.ALIVE`` (a reboot is seen when it falls);
     None when the answer does not give it."""
