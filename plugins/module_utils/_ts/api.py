@@ -352,6 +352,11 @@ def snmp_from_device(raw):
             "trap_addresses": list(raw.get("trap_addresses") or [])}
 
 
+def snmp_body(settings):
+    """Body of ``POST /snmp/settings``: the settings object whole, in snmp_from_device's shape."""
+    return {key: settings[key] for key in ("enabled",) + SNMP_LISTS}
+
+
 # ASI-to-IP converter, one per ASI port
 CONVERTERS = "/api/converter"
 CONVERTER_START = "/api/converter/%d/start"

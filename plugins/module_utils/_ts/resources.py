@@ -461,7 +461,7 @@ def snmp(client, params, check_mode, state="merged"):
         return desired
 
     def write(after):
-        client.post(api.SNMP_SETTINGS, after)
+        client.post(api.SNMP_SETTINGS, api.snmp_body(after))
 
     if state == "gathered":
         return {"changed": False, "gathered": read()}

@@ -112,7 +112,7 @@ class RawProfiles(Resource):
             for name in doomed if api.inputs_using(inputs, self.ids[name])]
 
     def create(self, after):
-        self.client.post(api.PROFILES, after)
+        self.client.post(api.PROFILES, api_backup.backup_profile_body(after))
 
     def update(self, before, after):
         body = api_backup.backup_profile_update(before, after, self.names.get(before["name"], before["name"]))
