@@ -161,7 +161,7 @@ class Inputs(Resource):
         self.delete_copy(api.input_id_of(self.raw[before["name"]]))
 
     def delete_copy(self, ident):
-        self.client.delete(api.INPUT % ident)
+        delete_input(self.client, ident)
 
     def _set_own(self, input_id, before, after):
         set_input_own(self.client, input_id, _own(before), _own(after))
@@ -338,7 +338,7 @@ class Profiles(Resource):
         self.delete_copy(api.profile_id_of(self.raw[before["name"]]))
 
     def delete_copy(self, ident):
-        self.client.delete(api.PROFILE % ident)
+        delete_profile(self.client, ident)
 
 
 class Converters(Resource):
@@ -400,10 +400,29 @@ class Converters(Resource):
 
     def update(self, before, after):
         if after["running"]:
-            self.client.post(api.CONVERTER_START % after["asi_port"], api.converter_body(after))
+            start_converter(self.client, after["asi_port"], api.converter_body(after))
         else:
-            # GET, but a write: never retried blindly on a connection error.
-            self.client.get(api.CONVERTER_STOP % after["asi_port"], idempotent=False)
+            stop_converter(self.client, after["asi_port"])
+
+
+# -- the writes that ts_input, ts_alert_profile, ts_converter and the restore (_ts/restore.py,
+# in the device's shapes) make alike
+def delete_input(client, input_id):
+    client.delete(api.INPUT % input_id)
+
+
+def delete_profile(client, profile_id):
+    client.delete(api.PROFILE % profile_id)
+
+
+def start_converter(client, port, settings_body):
+    """Start the converter of ASI ``port`` with ``settings_body`` (a running one takes them)."""
+    client.post(api.CONVERTER_START % port, settings_body)
+
+
+def stop_converter(client, port):
+    # GET, but a write: never retried blindly on a connection error.
+    client.get(api.CONVERTER_STOP % port, idempotent=False)
 
 
 def check_snmp(params):

@@ -18,8 +18,12 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources
     Converters,
     Inputs,
     Profiles,
+    delete_input,
+    delete_profile,
     set_input_own,
     snmp,
+    start_converter,
+    stop_converter,
 )
 
 
@@ -119,7 +123,7 @@ class RawProfiles(Resource):
         self.client.post(api.PROFILE % self.ids[before["name"]], body)
 
     def delete(self, before):
-        self.client.delete(api.PROFILE % self.ids[before["name"]])
+        delete_profile(self.client, self.ids[before["name"]])
 
 
 class RawInputs(Resource):
@@ -159,7 +163,7 @@ class RawInputs(Resource):
         _set_own(self.client, input_id, before, after)
 
     def delete(self, before):
-        self.client.delete(api.INPUT % api.input_id_of(self.raw[before["name"]]))
+        delete_input(self.client, api.input_id_of(self.raw[before["name"]]))
 
 
 def _set_own(client, input_id, before, after):
@@ -200,10 +204,10 @@ class RawConverters(Resource):
         settings = api_backup.backup_converter_settings(after)
         moved = any(before.get(key) != value for key, value in settings.items())
         if None not in settings.values() and (moved or (after.get("running") and not before.get("running"))):
-            self.client.post(api.CONVERTER_START % after["port"], settings)
+            start_converter(self.client, after["port"], settings)
             before = dict(before, running=True)
         if before.get("running") and not after.get("running"):
-            self.client.get(api.CONVERTER_STOP % after["port"], idempotent=False)
+            stop_converter(self.client, after["port"])
 
 
 class _InputsAfterProfiles(Inputs):
