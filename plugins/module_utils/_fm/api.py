@@ -16,7 +16,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api i
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, list_or_empty
 
 # keep_logged_in: one token serves a whole play (roles hand it to every module)
-LOGIN = ("/api/login", {"keep_logged_in": True})
+LOGIN = Request("/api/login", {"keep_logged_in": True})
 
 
 # -- FM monitoring: tuners, thresholds, schedules, stations, alerts (fm_* modules) -------

@@ -14,7 +14,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api i
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, list_or_empty, not_renamed, where_of
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import ShapeError
 
-LOGIN = ("/api/user/login", {})
+LOGIN = Request("/api/user/login", {})
 
 INPUTS = "/api/inputs"
 INPUT = "/api/inputs/%d"
