@@ -134,7 +134,7 @@ requests:
   sample: {"login": 1, "read": 2, "write": 1}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.actions import run_actions
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
@@ -148,7 +148,7 @@ ARGUMENT_SPEC = dict(
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, fm_device)
+    module = DeviceModule(ARGUMENT_SPEC, api)
     module.run(lambda: run_actions(module.client, module.params, module.check_mode))
 
 

@@ -222,7 +222,7 @@ requests:
   sample: {"login": 1, "read": 2, "write": 0}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.info import read_info
 from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import subset_spec
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
@@ -230,7 +230,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._module impor
 ARGUMENT_SPEC = dict(
     gather_subset=subset_spec(),
     alerts=dict(type="dict", default={}, options=dict(
-        types=dict(type="list", elements="str", default=[], choices=list(fm_device.ALERT_TYPES)),
+        types=dict(type="list", elements="str", default=[], choices=list(api.ALERT_TYPES)),
         tuner_ids=dict(type="list", elements="int", default=[]),
         since=dict(type="raw"),
         until=dict(type="raw"),
@@ -239,7 +239,7 @@ ARGUMENT_SPEC = dict(
         limit=dict(type="int", default=100),
         offset=dict(type="int", default=0),
         all_pages=dict(type="bool", default=False),
-        max_pages=dict(type="int", default=fm_device.ALERTS_PAGES_MAX),
+        max_pages=dict(type="int", default=api.ALERTS_PAGES_MAX),
     )),
     log=dict(type="dict", default={}, options=dict(
         from_id=dict(type="int"), till_id=dict(type="int"), limit=dict(type="int"),
@@ -248,7 +248,7 @@ ARGUMENT_SPEC = dict(
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, fm_device, reads_only=True)
+    module = DeviceModule(ARGUMENT_SPEC, api, reads_only=True)
     module.run(lambda: read_info(module.client, module.params))
 
 

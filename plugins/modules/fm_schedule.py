@@ -249,18 +249,18 @@ lost_answers:
   sample: [{action: update, key: 0, landed: true}]
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.resources import Schedules, follow_schedules, reconcile_tuners
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
 EVENTS = dict(type="list", elements="dict", options=dict(
     time=dict(type="raw", required=True),
-    state=dict(type="str", required=True, choices=list(fm_device.STATE_NAMES)),
+    state=dict(type="str", required=True, choices=list(api.STATE_NAMES)),
 ))
 
 SCHEDULE = dict(
     active=dict(type="bool"),
-    events=dict(type="dict", options=dict((day, EVENTS) for day in fm_device.DAYS)),
+    events=dict(type="dict", options=dict((day, EVENTS) for day in api.DAYS)),
 )
 
 ARGUMENT_SPEC = dict(
@@ -271,7 +271,7 @@ ARGUMENT_SPEC = dict(
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, fm_device)
+    module = DeviceModule(ARGUMENT_SPEC, api)
     params = module.params
     schedules = Schedules(module.client)
 

@@ -142,7 +142,7 @@ requests:
   sample: {"login": 1, "read": 2, "write": 1}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.actions import station
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
@@ -157,7 +157,7 @@ ARGUMENT_SPEC = dict(
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, fm_device, required_if=[("state", "scanned", ["tuner_id"])])
+    module = DeviceModule(ARGUMENT_SPEC, api, required_if=[("state", "scanned", ["tuner_id"])])
     module.run(lambda: station(module.client, module.params, module.check_mode))
 
 

@@ -275,7 +275,7 @@ lost_answers:
   sample: [{action: update, key: 0, landed: true}]
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.resources import Thresholds, reconcile_tuners
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
@@ -288,10 +288,10 @@ THRESHOLDS = dict(
     rssi_threshold=dict(type="int"),
     rssi_interval=dict(type="int"),
     rds=dict(type="dict", options=dict(
-        dict((name, dict(type="bool")) for name, unused_key in fm_device.RDS_FLAGS),
+        dict((name, dict(type="bool")) for name, unused_key in api.RDS_FLAGS),
         margin=dict(type="int"),
     )),
-    **dict((metric[0], _bounds()) for metric in fm_device.METRICS)
+    **dict((metric[0], _bounds()) for metric in api.METRICS)
 )
 
 ARGUMENT_SPEC = dict(
@@ -303,7 +303,7 @@ ARGUMENT_SPEC = dict(
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, fm_device)
+    module = DeviceModule(ARGUMENT_SPEC, api)
     params = module.params
     module.run(lambda: reconcile_tuners(Thresholds(module.client), params["config"], params["all_tuners"],
                                         module.working_state, module.check_mode))

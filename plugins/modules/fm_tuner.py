@@ -291,7 +291,7 @@ lost_answers:
   sample: [{action: update, key: 0, landed: true}]
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.resources import Tuners, reconcile_tuners
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 
@@ -299,19 +299,19 @@ TUNER = dict(
     name=dict(type="str"),
     frequency=dict(type="int"),
     station_id=dict(type="int"),
-    operating_state=dict(type="str", choices=list(fm_device.STATE_NAMES)),
+    operating_state=dict(type="str", choices=list(api.STATE_NAMES)),
     muted=dict(type="bool"),
     hw_settings=dict(type="dict", options=dict(
         agc=dict(type="bool"),
         channel_filter=dict(type="int"),
-        deemphasis=dict(type="int", choices=sorted(fm_device.DEEMPHASIS)),
+        deemphasis=dict(type="int", choices=sorted(api.DEEMPHASIS)),
         lna_gain=dict(type="int"),
         rssi_threshold=dict(type="int"),
     )),
     stream=dict(type="dict", options=dict(
         enabled=dict(type="bool"),
         url=dict(type="str"),
-        codec=dict(type="str", choices=list(fm_device.CODECS)),
+        codec=dict(type="str", choices=list(api.CODECS)),
         bitrate=dict(type="int"),
     )),
 )
@@ -325,7 +325,7 @@ ARGUMENT_SPEC = dict(
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, fm_device)
+    module = DeviceModule(ARGUMENT_SPEC, api)
     params = module.params
     tuners = Tuners(module.client, params["scheduled_tuners"])
     module.run(lambda: reconcile_tuners(tuners, params["config"], params["all_tuners"], module.working_state,

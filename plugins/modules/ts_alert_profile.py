@@ -265,7 +265,7 @@ lost_answers:
   sample: [{action: create, key: Contribution, landed: true}]
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import STATES, reconcile
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import Profiles
@@ -281,7 +281,7 @@ ARGUMENT_SPEC = dict(
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, ts_device)
+    module = DeviceModule(ARGUMENT_SPEC, api)
     params = module.params
     profiles = Profiles(module.client, reset_factory=params["reset_factory_profile"])
 

@@ -199,7 +199,7 @@ lost_answers:
   sample: [{action: update, key: 1, landed: true}]
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import Converters
@@ -211,14 +211,14 @@ ARGUMENT_SPEC = dict(
         running=dict(type="bool"),
         multicast_address=dict(type="str"),
         multicast_port=dict(type="int"),
-        interface=dict(type="str", choices=list(ts_device.INTERFACES)),
+        interface=dict(type="str", choices=list(api.INTERFACES)),
         ttl=dict(type="int"),
     )),
 )
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, ts_device)
+    module = DeviceModule(ARGUMENT_SPEC, api)
     params = module.params
     module.run(lambda: reconcile(Converters(module.client), params["config"], module.working_state, module.check_mode))
 

@@ -332,12 +332,12 @@ requests:
   sample: {"login": 1, "read": 4, "write": 0}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._gather import subset_spec
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.info import read_info
 
-PERIODS = list(ts_device.ARCHIVE_PERIODS)
+PERIODS = list(api.ARCHIVE_PERIODS)
 
 
 def _ints(*names):
@@ -351,7 +351,7 @@ ARGUMENT_SPEC = dict(
         input=dict(type="str", required=True),
         **{key: dict(type="int", required=True) for key in ("table_id", "table_id_extension", "revision")})),
     epg=dict(type="dict", options=dict(
-        eit_type=dict(type="str", choices=list(ts_device.EIT_TYPES), default="eit"),
+        eit_type=dict(type="str", choices=list(api.EIT_TYPES), default="eit"),
         service_ids=dict(type="list", elements="int"),
         start_time=dict(type="str"), end_time=dict(type="str"),
         **_ints("transport_stream_id", "original_network_id"))),
@@ -360,7 +360,7 @@ ARGUMENT_SPEC = dict(
     alerts=dict(type="dict", options=dict(
         period=dict(type="str", choices=PERIODS, default="total"), time=dict(type="str"),
         error_names=dict(type="list", elements="str"), per_page=dict(type="int", default=20),
-        max_pages=dict(type="int", default=ts_device.ALERTS_PAGES_MAX),
+        max_pages=dict(type="int", default=api.ALERTS_PAGES_MAX),
         **_ints("pid", "page"))),
     metrics=dict(type="dict", options=dict(range_id=dict(type="int", default=1),
                                            **_ints("from_time", "to_time", "pid"))),
@@ -369,7 +369,7 @@ ARGUMENT_SPEC = dict(
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, ts_device, reads_only=True)
+    module = DeviceModule(ARGUMENT_SPEC, api, reads_only=True)
     module.run(lambda: read_info(module.client, module.params))
 
 

@@ -372,7 +372,7 @@ lost_answers:
   sample: [{action: create, key: Mux 1, landed: true}]
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import STATES, reconcile
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import Inputs
@@ -411,7 +411,7 @@ ARGUMENT_SPEC = dict(
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, ts_device)
+    module = DeviceModule(ARGUMENT_SPEC, api)
     params = module.params
     inputs = Inputs(module.client, None if module.offline else params["alert_profile_ids"])
     module.run(lambda: reconcile(inputs, params["config"], module.working_state, module.check_mode))

@@ -171,7 +171,7 @@ requests:
   sample: {"login": 1, "read": 2, "write": 1}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.actions import recording
 
@@ -196,7 +196,7 @@ REQUIRED_IF = [
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, ts_device, required_if=REQUIRED_IF)
+    module = DeviceModule(ARGUMENT_SPEC, api, required_if=REQUIRED_IF)
     module.run(lambda: recording(module.client, module.params, module.check_mode))
 
 

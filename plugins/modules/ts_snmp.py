@@ -174,7 +174,7 @@ requests:
   sample: {"login": 1, "read": 2, "write": 1}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import snmp
 
@@ -188,7 +188,7 @@ ARGUMENT_SPEC = dict(
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, ts_device)
+    module = DeviceModule(ARGUMENT_SPEC, api)
     module.run(lambda: snmp(module.client, module.params, module.check_mode, module.working_state))
 
 

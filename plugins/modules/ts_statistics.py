@@ -117,7 +117,7 @@ requests:
   sample: {"login": 1, "read": 1, "write": 1}
 """
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._module import DeviceModule
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.actions import statistics
 
@@ -137,7 +137,7 @@ REQUIRED_IF = [
 
 
 def main():
-    module = DeviceModule(ARGUMENT_SPEC, ts_device, required_if=REQUIRED_IF)
+    module = DeviceModule(ARGUMENT_SPEC, api, required_if=REQUIRED_IF)
     module.run(lambda: statistics(module.client, module.params, module.check_mode))
 
 
