@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The one interface both device files (_ts/api.py, _fm/api.py) provide to the code that
 serves either device type (_connection.py, _system.py, _backup/, _compatibility.py, _snapshot.py,
-_offline.py), and the
-pieces of it both device types do the same way. A unit test checks that each file provides
+_offline.py); what both do the same way is
+_device_api.py's. A unit test checks that each file provides
 every name here, so a difference between the devices lives in the device files, not in
 attributes only one of them has."""
 
@@ -41,4 +41,3 @@ def missing(device_file):
     """The interface names ``device_file`` does not define."""
     wanted = COMMON + BY_TIMEZONE_KIND.get(getattr(device_file, "TIMEZONE_KIND", None), ())
     return [name for name in wanted if not hasattr(device_file, name)]
-
