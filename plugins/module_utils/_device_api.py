@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What both device API files (_ts/api.py, _fm/api.py) do the same way: the one shape of a
 request they build for the code that sends it, and the requests and answers that are alike on
-both devices (password, liveness, log query, network settings). Where the devices differ only
+both devices (password, liveness, log query, network settings, firmware upload). Where the devices differ only
 in a path or a field list, a function here takes the device API module (``api``) and reads
 it there; this file is part of the device API layer (paths and bodies are built here too)."""
 
@@ -23,8 +23,8 @@ class Request:
     def __eq__(self, other):
         return isinstance(other, Request) and vars(self) == vars(other)
 
-    def __repr__(self):
-        return "Request(%s %s, %r)" % (self.method, self.path, self.body)
+    def __repr__(self):  # without the body, which may hold what is not for a log
+        return "Request(%s %s)" % (self.method, self.path)
 
 
 def send(client, request):
