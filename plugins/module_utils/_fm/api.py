@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import datetime
 
-# alive_uptime: the same on both devices (_device_api.py); every device file answers it
-from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import Request, alive_uptime  # noqa: F401
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_api
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import Request
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, list_or_empty
 
 # keep_logged_in: one token serves a whole play (roles hand it to every module)
@@ -580,6 +580,10 @@ def read_logging(client):
 def write_logging(client, after):
     client.post(LOG_SETTINGS, {"level": after["level"], "enable_rsyslog": after["remote_syslog"]["enabled"],
                                "rsyslog_server": after["remote_syslog"]["server"]})
+
+
+#: the same on both devices: every device file answers it (_device_interface.COMMON)
+alive_uptime = _device_api.alive_uptime
 
 
 def read_identity(client):

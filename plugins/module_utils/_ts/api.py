@@ -9,8 +9,8 @@ documented in simulator/README.md; meeting a real device means changing this fil
 
 from __future__ import annotations
 
-# alive_uptime: the same on both devices (_device_api.py); every device file answers it
-from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import Request, alive_uptime  # noqa: F401
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_api
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import Request
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, list_or_empty, not_renamed, where_of
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import ShapeError
 
@@ -654,6 +654,10 @@ def write_logging(client, after):
     client.post(LOG_SETTINGS, {"level": after["level"],
                                "remote_syslog": {key: after["remote_syslog"][key] for key in SYSLOG_FIELDS
                                                  if key in after["remote_syslog"]}})
+
+
+#: the same on both devices: every device file answers it (_device_interface.COMMON)
+alive_uptime = _device_api.alive_uptime
 
 
 def read_identity(client):
