@@ -302,8 +302,6 @@ EDA_PLUGINS = os.path.join(ROOT, "extensions", "eda", "plugins")
 #: the client's writing methods, and where each takes the request body (position, keywords)
 BODY_ARGUMENT = {"post": 1, "put": 1, "patch": 1, "delete": 1, "request": 2}
 BODY_KEYWORDS = ("body", "data", "json")
-#: a body built in place: a literal or comprehension (or dict()/list() of one) in the call itself
-BUILT_IN_PLACE = (ast.Dict, ast.List, ast.Set, ast.Tuple, ast.DictComp, ast.ListComp, ast.SetComp, ast.GeneratorExp)
 #: a module's documentation strings, which may show a path as the device names it
 DOC_STRINGS = ("DOCUMENTATION", "EXAMPLES", "RETURN")
 
@@ -352,39 +350,6 @@ def is_client(node):
     return name.lstrip("_").endswith("client")
 
 
-def built_in_place(node):
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("dict", "list"):
-        return True
-    return isinstance(node, BUILT_IN_PLACE)
-
-
-def built_here(function):
-    """The names ``function`` assigns a body built in place to (``body = {...}``)."""
-    return {target.id for node in ast.walk(function) if isinstance(node, ast.Assign) and built_in_place(node.value)
-            for target in node.targets if isinstance(target, ast.Name)}
-
-
-def bodies_built_in_place(path):
-    """``line: call`` of every request in ``path`` whose body is built in the call, or in the
-    function that makes the call (a name it assigned a literal to)."""
-    found = []
-    tree = parsed(path)
-    functions = [tree] + [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    for function in functions:
-        names = built_here(function) if function is not tree else set()
-        calls = ast.walk(function) if function is not tree else [n for n in tree.body if not isinstance(
-            n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
-        for node in calls if function is not tree else [c for top in calls for c in ast.walk(top)]:
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr in BODY_ARGUMENT and is_client(node.func.value)):
-                continue
-            position = BODY_ARGUMENT[node.func.attr]
-            bodies = node.args[position:position + 1] + [k.value for k in node.keywords if k.arg in BODY_KEYWORDS]
-            if any(built_in_place(body) or (isinstance(body, ast.Name) and body.id in names) for body in bodies):
-                found.append("%d: %s" % (node.lineno, ast.unparse(node)[:100]))
-    return sorted(set(found), key=lambda line: int(line.split(":")[0]))
-
-
 def outside_the_device_api_files(check):
     found = {name: check(path) for name, path in plugin_files().items() if name not in DEVICE_API_FILES}
     return {name: lines for name, lines in sorted(found.items()) if lines}
@@ -395,28 +360,21 @@ def test_device_paths_are_named_in_the_device_api_files_only():
     assert found == {}, "device paths outside the device API files (_ts/api*.py, _fm/api*.py): %s" % found
 
 
-def test_request_bodies_are_built_in_the_device_api_files_only():
-    """Outside them a request's body is what a device API function built, never a literal."""
-    found = outside_the_device_api_files(bodies_built_in_place)
-    assert found == {}, "request bodies built outside the device API files (_ts/api*.py, _fm/api*.py):\n" + "\n".join(
-        "%s:%s" % (name, line) for name, lines in found.items() for line in lines)
-
-
 def test_the_path_and_body_checks_find_a_path_and_a_body(tmp_path):
     path = tmp_path / "x.py"
     path.write_text('"""Reads /api/inputs."""\nDOCUMENTATION = "path: /api/inputs"\n\n\n'
-                    'def f(client, self, dev, ident):\n'
-                    '    client.post("/api/inputs", dev.body())\n'
-                    '    client.post(dev.INPUTS, {"name": "x"})\n'
-                    '    self.client.request("POST", dev.ALERTS, body=dict(limit=1), idempotent=True)\n'
-                    '    self._client.delete(dev.INPUT % ident, [i for i in ident])\n'
-                    '    client.post(dev.REBOOT)\n'
-                    '    client.get(dev.INPUTS, params={"page": 1})\n'
+                    'def f(client, self, api, ident):\n'
+                    '    client.post("/api/inputs", api.body())\n'
+                    '    client.post(api.INPUTS, {"name": "x"})\n'
+                    '    self.client.request("POST", api.ALERTS, body=dict(limit=1), idempotent=True)\n'
+                    '    self._client.delete(api.INPUT % ident, [i for i in ident])\n'
+                    '    client.post(api.REBOOT)\n'
+                    '    client.get(api.INPUTS, params={"page": 1})\n'
                     '    limits = {"seconds": 5}\n'
-                    '    client.post(dev.RECORD, limits)\n'
-                    '    client.post(dev.RECORD, dev.record_body(limits))\n')
+                    '    client.post(api.RECORD, limits)\n'
+                    '    client.post(api.RECORD, api.record_body(limits))\n')
     assert api_paths(str(path)) == ["6: /api/inputs"]
-    assert [line.split(":")[0] for line in bodies_built_in_place(str(path))] == ["7", "8", "9", "13"]
+    assert [line.split(":")[0] for line in bodies_not_from_the_api(str(path))] == ["7", "8", "9", "13"]
 
 
 # -- what code does with device answers and request bodies, whatever the names (issue 45) ---------
