@@ -219,7 +219,7 @@ def _failure(name, parts, declared, planned_only=False):
 #: the parts that are lists of objects (their results list ``changes``, their diffs are keyed by object)
 LISTED = frozenset(part.name for parts in PARTS.values() for part in parts if part.kind is list)
 #: the list parts whose objects are tuners (keyed by tuner id): the per-tuner parts, which take a ``<part>_all``
-PER_TUNER = frozenset(part.name for parts in PARTS.values() for part in parts if part.shared)
+PER_TUNER = frozenset(part.name for parts in PARTS.values() for part in parts if part.common_part)
 #: how long a value may get in a line before it is cut
 SHOWN_MAX = 60
 

@@ -62,9 +62,10 @@ class Shorthands:
 class Client(Shorthands):
     """Talks JSON over HTTP(S) to one device.
 
-    ``login`` is ``(path, extra_body)`` for the device's login endpoint. Pass ``password``
-    (with ``role``) to log in, or ``token`` to use one issued before; with both, the token is
-    used and the password serves once to log in again if the device rejects the token.
+    ``login`` is the device's login Request (its path, and what the body holds besides role
+    and password). Pass ``password`` (with ``role``) to log in, or ``token`` to use one issued
+    before; with both, the token is used and the password serves once to log in again if the
+    device rejects the token.
     """
 
     #: seconds to keep retrying while the device answers 503 (it did not act)
@@ -81,7 +82,7 @@ class Client(Shorthands):
         self.protocol = protocol
         self.port = port
         self.base_url = _base_url(protocol, host, port)
-        self.login_path, self.login_extra = login
+        self.login_path, self.login_extra = login.path, login.body
         self.timeout = timeout
         self.role = role
         self._password = password

@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The one interface both device files (_ts/api.py, _fm/api.py) provide to the code that
 serves either device type (_connection.py, _system.py, _backup/, _compatibility.py, _snapshot.py,
-_offline.py), and the
-pieces of it both device types do the same way. A unit test checks that each file provides
+_offline.py); what both do the same way is
+_device_api.py's. A unit test checks that each file provides
 every name here, so a difference between the devices lives in the device files, not in
 attributes only one of them has."""
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 #: the device's system answers to the device-neutral shapes of _system.py
 COMMON = (
     "KIND", "LOGIN", "IDENTIFY", "ALIVE", "STATUS", "NETWORK", "HOSTNAME", "DATETIME", "LOG_SETTINGS", "PASSWORD", "REBOOT",
-    "FACTORY_RESET", "UPGRADE", "NETWORK_KEYS", "TIMEZONE_KIND", "SYSLOG_PORT", "READ_SHAPES",
-    "read_network", "network_requests", "read_firmware_version", "read_reboot_needed", "read_time", "time_requests",
-    "read_logging", "write_logging", "set_password", "read_identity", "alive_uptime",
+    "FACTORY_RESET", "UPGRADE", "NETWORK_KEYS", "TIMEZONE_KIND", "SYSLOG_HAS_PORT_FIELD", "READ_SHAPES",
+    "read_network", "read_firmware_version", "read_reboot_needed", "read_time", "time_requests",
+    "read_logging", "write_logging", "read_identity", "alive_uptime",
     "ASSIGNED_IDS", "ID_FIELDS", "created_answer",
 )
 #: what a device file defines besides, by its TIMEZONE_KIND: IANA names checked against the
@@ -51,20 +51,3 @@ def missing(device_file):
     """The interface names ``device_file`` does not define."""
     wanted = COMMON + BY_TIMEZONE_KIND.get(getattr(device_file, "TIMEZONE_KIND", None), ())
     return [name for name in wanted if not hasattr(device_file, name)]
-
-
-def network_settings_requests(network_path, hostname_path, keys, after):
-    """The requests that write the network settings ``after`` the way both devices take them
-    (see Request): the interface settings when one of ``keys`` changes, the hostname on its
-    own path when it changes."""
-    return [Request(network_path, keys, {key: after[key] for key in keys if after.get(key) is not None}),
-            Request(hostname_path, ("hostname",), {"hostname": after.get("hostname")})]
-
-
-class Request:
-    """One POST of a settings object that a device writes in several requests: ``path`` and
-    ``body``, needed when one of the settings ``keys`` changes (or always, ``forced``). The
-    device files build them; _system.py compares and sends them."""
-
-    def __init__(self, path, keys, body, forced=False):
-        self.path, self.keys, self.body, self.forced = path, keys, body, forced

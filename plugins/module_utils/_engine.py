@@ -7,16 +7,22 @@ Every module goes through here. A module describes its objects with a ``Resource
 (read, normalise, write one object); the engine does the rest the same way for all:
 only the keys the user set are compared, both sides are normalised, check mode sends no
 write at all, and a failure halfway says which writes landed and which did not.
+
+This file drives a keyed list (``reconcile``); a key held twice is _engine_duplicates.py's,
+one settings object (not a list) _engine_settings.py's.
 """
 
 from __future__ import annotations
 
 import copy
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine_duplicates import (
+    copies_of,
+    duplicates_warning,
+    resolve_duplicates,
+)
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
     UNREACHABLE,
-    ConcurrentChange,
-    Conflict,
     DeviceError,
     InputError,
     PartialFailure,
@@ -86,36 +92,36 @@ def nest(flat):
 
 class Run:
     """What one reconcile is asked, handed to every hook that needs it: ``state``,
-    ``check_mode``, ``where`` ({key: how messages name that object}, for desired objects not
-    taken from ``config`` one to one) and ``checked`` (the desired objects were checked
+    ``check_mode``, ``labels`` ({key: how messages name that object}, for desired objects not
+    taken from ``config`` one to one) and ``prechecked`` (the desired objects were checked
     before they were built, so ``check`` has nothing left to find)."""
 
-    def __init__(self, state, check_mode=False, where=None, checked=False):
+    def __init__(self, state, check_mode=False, labels=None, prechecked=False):
         self.state = state
         self.check_mode = check_mode
-        self.where = where or {}
-        self.checked = checked
+        self.labels = labels or {}
+        self.prechecked = prechecked
 
 
 class Change:
     """One planned write: ``create``, ``update`` or ``delete`` of the object at ``key``;
-    ``copy`` is the device id of an extra copy of ``key`` to delete (duplicates);
+    ``copy_id`` is the device id of an extra copy of ``key`` to delete (duplicates);
     ``declared`` is the desired object the change comes from (as ``prepare`` gave it)."""
 
-    def __init__(self, action, key, before=None, after=None, copy=None, declared=None):
+    def __init__(self, action, key, before=None, after=None, copy_id=None, declared=None):
         self.action = action
         self.key = key
         self.before = before
         self.after = after
-        self.copy = copy
+        self.copy_id = copy_id
         self.declared = declared
 
     def summary(self, detail=False):
         """The change as a result reports it; with ``detail``, an update's ``differences``, field
         by field (a create's fields are the object in ``after``, a delete's nothing)."""
         out = {"action": self.action, "key": self.key}
-        if self.copy is not None:
-            out["id"] = self.copy
+        if self.copy_id is not None:
+            out["id"] = self.copy_id
         if detail and self.action == "update" and isinstance(self.after, dict):
             out["differences"] = differences(self.before, self.after)
         return out
@@ -258,8 +264,8 @@ class Resource:
     def write(self, change):
         """The requests of one planned change (``change.declared`` says what was asked, for a
         resource whose requests depend on it, not only on ``before`` and ``after``)."""
-        if change.copy is not None:
-            self.delete_copy(change.copy)
+        if change.copy_id is not None:
+            self.delete_copy(change.copy_id)
         elif change.action == "create":
             self.create(change.after)
         elif change.action == "update":
@@ -343,11 +349,11 @@ def _write_verified(resource, change):
     except DeviceError:
         resource.lost_answers.append(dict(change.summary(), landed=None))
         raise lost from None
-    if change.copy is not None:
-        landed = change.copy not in [resource.element_id(element) for element, _obj in resource.duplicates.get(change.key, [])]
+    if change.copy_id is not None:
+        landed = change.copy_id not in [resource.element_id(element) for element, _obj in resource.duplicates.get(change.key, [])]
         resource.lost_answers.append(dict(change.summary(), landed=landed))
         if not landed:
-            resource.delete_copy(change.copy)
+            resource.delete_copy(change.copy_id)
         return
     present = current.get(change.key)
     if change.action == "delete":
@@ -373,10 +379,10 @@ def check_config(resource, config, state, check_mode=False, run=None):
     return _duplicates(desired, resource.key) + resource.check(desired, run or Run(state, check_mode))
 
 
-def reconcile(resource, config, state, check_mode, where=None, checked=False):
-    """Bring a keyed list to the desired state; returns the module result. ``where`` and
-    ``checked``: see ``Run``."""
-    run = Run(state, check_mode, where, checked)
+def reconcile(resource, config, state, check_mode, labels=None, prechecked=False):
+    """Bring a keyed list to the desired state; returns the module result. ``labels`` and
+    ``prechecked``: see ``Run``."""
+    run = Run(state, check_mode, labels, prechecked)
     desired = [strip_unset(obj) for obj in (config or [])]
     problems = check_config(resource, config, state, run=run)
     if problems:
@@ -386,8 +392,8 @@ def reconcile(resource, config, state, check_mode, where=None, checked=False):
     if state == "gathered":
         result = {"changed": False, "gathered": list(current.values())}
         if resource.duplicates:
-            result["duplicates"] = _copies(resource)
-            warnings.append(_duplicates_warning(resource, "gathered shows the copy with the lowest id of each"))
+            result["duplicates"] = copies_of(resource)
+            warnings.append(duplicates_warning(resource, "gathered shows the copy with the lowest id of each"))
         return dict(result, warnings=warnings) if warnings else result
     problems = resource.check_against(desired, current, run)
     if resource.fixed:
@@ -395,12 +401,13 @@ def reconcile(resource, config, state, check_mode, where=None, checked=False):
     if problems:
         raise InputError(problems)
     desired = resource.prepare(desired, current, run)
-    extras = _resolve_duplicates(resource, current, desired, state, warnings)
+    extras = resolve_duplicates(resource, current, desired, state, warnings,
+                                lambda obj: resource.normalise(merge(resource.defaults(), obj, resource.atomic)))
     after, changes = plan(resource, current, desired, state)
     problems = resource.check_planned(changes, run)
     if problems:
         raise InputError(problems)
-    changes += [Change("delete", key, before=obj, copy=resource.element_id(element)) for key, element, obj in extras]
+    changes += [Change("delete", key, before=obj, copy_id=resource.element_id(element)) for key, element, obj in extras]
     warnings += resource.unwritable
     if changes and not check_mode:
         resource.apply_changes(changes)
@@ -426,152 +433,20 @@ def reconcile(resource, config, state, check_mode, where=None, checked=False):
     }
 
 
-def _resolve_duplicates(resource, current, desired, state, warnings):
-    """The extra copies of duplicated keys to delete, as (key, element, object).
-
-    ``overridden`` keeps one copy of each listed key: the one already as listed, else the
-    lowest id (then updated); it deletes every copy of a key not listed. ``deleted`` deletes
-    every copy of the keys it deletes. ``merged`` and ``replaced`` cannot tell the copies
-    apart: a listed key held twice stops them before any write. Duplicated keys the state
-    does not touch are left alone, with a warning."""
-    if not resource.duplicates:
-        return []
-    wanted = {obj[resource.key]: obj for obj in desired}
-    if state in ("merged", "replaced"):
-        clashes = [key for key in resource.duplicates if key in wanted]
-        if clashes:
-            raise Conflict(["the device holds %s; state=%s cannot tell the copies apart. state=overridden keeps one"
-                            " copy of each listed %s (the one already as listed, else the lowest id) and deletes the"
-                            " others; state=deleted deletes them all" % (
-                                _describe(resource, clashes), state, resource.key)])
-    if state == "overridden":
-        touched = list(resource.duplicates)
-    elif state == "deleted":
-        touched = [key for key in resource.duplicates if key in wanted or not desired]
-    else:
-        touched = []
-    untouched = [key for key in resource.duplicates if key not in touched]
-    if untouched:
-        warnings.append("the device holds %s; left alone (state=overridden or deleted removes the extra copies)"
-                        % _describe(resource, untouched))
-    extras = []
-    for key in touched:
-        copies = resource.duplicates[key]
-        keep = copies[0]
-        if state == "overridden" and key in wanted:
-            target = resource.normalise(merge(resource.defaults(), wanted[key], resource.atomic))
-            keep = next((c for c in copies if resource.normalise(c[1]) == target), keep)
-        resource.kept[key] = resource.element_id(keep[0])
-        resource.raw[key] = keep[0]
-        current[key] = keep[1]
-        extras += [(key, element, obj) for element, obj in copies if element is not keep[0]]
-    return extras
-
-
-def _describe(resource, keys):
-    return "several %ss with one %s: %s" % (resource.noun, resource.key, "; ".join("%r (ids %s)" % (
-        key, ", ".join(str(resource.element_id(element)) for element, _obj in resource.duplicates[key])) for key in keys))
-
-
-def _copies(resource):
-    """Every copy of each duplicated key, with its id, for ``gathered``."""
-    return [dict(obj, id=resource.element_id(element), shown=element is resource.raw[key])
-            for key, copies in resource.duplicates.items() for element, obj in copies]
-
-
-def _duplicates_warning(resource, what):
-    return "the device holds %s; %s (state=overridden or deleted removes the extra copies)" % (
-        _describe(resource, list(resource.duplicates)), what)
-
-
-def write_settings(write, after, read):
-    """``write(after)`` for a whole settings object. When the answer is lost, ``read()`` tells
-    whether it landed, and it is written again only if not (a settings write replaces, so
-    sending it twice leaves nothing behind, but a blind resend could hide a failure).
-    Returns the ``lost_answers`` entries (none when the answer came)."""
-    try:
-        write(after)
-        return []
-    except DeviceError as err:
-        if err.kind != UNREACHABLE:
-            raise
-    landed = read() == after
-    if not landed:
-        write(after)
-    return [{"landed": landed}]
-
-
-def reconcile_settings(current, desired, write, check_mode, atomic=(), normalise=None):
-    """One settings object: merge what the user set into what the device has, write it
-    when it differs. ``write(after)`` does the device writes."""
-    normalise = normalise or (lambda obj: obj)
-    before = normalise(current)
-    after = normalise(merge(current, strip_unset(desired), atomic))
-    changed = after != before
-    if changed and not check_mode:
-        write(after)
-    return {"changed": changed, "before": before, "after": after, "diff": {"before": before, "after": after}}
-
-
-def replace_settings(current, wanted, write, read, check_mode, normalise=None):
-    """A settings object written back whole, exactly as kept (a restore): written when it
-    differs from ``current`` once both go through ``normalise`` (an order that means nothing),
-    a lost answer judged by ``read()`` (write_settings). The diff shows both as they are."""
-    normalise = normalise or (lambda obj: obj)
-    changed = normalise(wanted) != normalise(current)
-    lost = []
-    if changed and not check_mode:
-        # what is sent is ``wanted`` itself; only the comparisons go through ``normalise``
-        lost = write_settings(lambda unused: write(wanted), normalise(wanted), lambda: normalise(read()))
-    return {"changed": changed, "diff": {"before": current, "after": wanted}, **({"lost_answers": lost} if lost else {})}
-
-
-#: writes of a settings object merged from what the device has, before a concurrent change is reported
-MERGE_ATTEMPTS = 3
-
-
-def reconcile_read_back(read, desired_from, write, check_mode, atomic=(), normalise=None):
-    """A settings object whose desired value depends on what the device has (addresses the
-    user adds to a list, or removes from it), written whole. The device has no compare-and-set:
-    another run writing the same object between this run's read and write makes one of the two
-    writes vanish. So each write is read back; when what this run set is missing (merging it
-    into the fresh read would change something), it is merged into that read and written again,
-    at most MERGE_ATTEMPTS times; then ConcurrentChange. A write whose answer is lost is judged
-    by the same read-back, never resent blindly. ``desired_from(current)`` gives what the user
-    set, as ``reconcile_settings`` takes it; ``write(after)`` writes the whole object."""
-    normalise = normalise or (lambda obj: obj)
-    current = read()
-    result = reconcile_settings(current, desired_from(current), None, True, atomic, normalise)
-    if not result["changed"] or check_mode:
-        return result
-    after, lost, attempts = result["after"], [], 0
-    while True:
-        attempts += 1
-        answered = True
-        try:
-            write(after)
-        except DeviceError as err:
-            if err.kind != UNREACHABLE:
-                raise
-            answered = False
-        fresh = read()
-        again = reconcile_settings(fresh, desired_from(fresh), None, True, atomic, normalise)
-        if not answered:
-            lost.append({"landed": not again["changed"]})
-        if not again["changed"]:
-            break
-        if attempts == MERGE_ATTEMPTS:
-            raise ConcurrentChange(
-                "a concurrent change was detected: %d write(s) of the whole settings were read back and each time"
-                " what this run set had been overwritten (another run or user writing the same settings at once);"
-                " the device keeps the other writer's version. Run again once the other writer is done" % attempts)
-        after = again["after"]
-    result["after"] = result["diff"]["after"] = normalise(fresh)
-    if lost:
-        result["lost_answers"] = lost
-    if attempts > 1:
-        result["merged_again"] = attempts - 1
-    return result
+def report_consequence(result, key, field, current, declared):
+    """Report in ``result`` (reconcile's) a write that follows from a reconcile's writes and
+    is made after it (the device does not make it by itself): ``field`` of the object at
+    ``key`` set from ``current`` to ``declared``. It joins the differences of that object's
+    change and the diff, and the result is changed."""
+    difference = {"path": field, "current": current, "declared": declared}
+    for change in result["changes"]:
+        if change["key"] == key:
+            change.setdefault("differences", []).append(difference)
+    diff = result.get("diff") or {}
+    for side, value in (("before", current), ("after", declared)):
+        if isinstance((diff.get(side) or {}).get(key), dict):
+            diff[side][key] = dict(diff[side][key], **{field: value})
+    result["changed"] = True
 
 
 def _unknown_keys(desired, current, key):

@@ -10,6 +10,7 @@ import os
 import time
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _swu as swu
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import upload_firmware
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
     DEVICE,
     REFUSED,
@@ -28,15 +29,15 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._system impor
 SETTLE = 2.0
 
 
-def went_away_after_upload(client, device, uptime_before, settle, sleep=time.sleep, clock=time.monotonic):
+def went_away_after_upload(client, api, uptime_before, settle, sleep=time.sleep, clock=time.monotonic):
     """True when the device goes away (or is back with a smaller uptime) within ``settle``
     seconds of an accepted upload: it reboots by itself. False when it stays up."""
     deadline = clock() + settle
     while True:
-        answer = client.try_get(device.ALIVE, timeout=max(0.5, min(2.0, deadline - clock())))
+        answer = client.try_get(api.ALIVE, timeout=max(0.5, min(2.0, deadline - clock())))
         if answer is None:
             return True
-        if uptime_before is not None and uptime_or(device, answer, uptime_before) < uptime_before:
+        if uptime_before is not None and uptime_or(api, answer, uptime_before) < uptime_before:
             return True
         if clock() + POLL > deadline:
             return False
@@ -133,10 +134,42 @@ def check_bundle(params, bundle, model, previous):
                  " go back to it)" % (bundle["path"], bundle["version"], what, previous))
 
 
-def manage_firmware(client, device, params, check_mode):
+def manage_firmware(client, api, params, check_mode):
+    """device_firmware: the bundle for this device (plan_firmware), its upload, the reboot
+    into it (reboot_into_upload) and a check that the device runs it (verify)."""
+    bundle, order, result = plan_firmware(client, api, params)
+    version, previous = bundle["version"], result["previous_version"]
+    if not result["changed"]:
+        result["reboot_needed"] = api.read_reboot_needed(client)
+        result["msg"] = "firmware %s is already installed" % version
+        return result
+    action = {1: "upgrade", -1: "downgrade"}.get(order, "change")
+    if check_mode:
+        result["msg"] = "would %s from %s to %s%s" % (
+            action, previous, version, "" if params["reboot"] else " (running it from the next reboot)")
+        return result
+    before = uptime(client, api)
+    started = time.monotonic()
+    upload(client, api, bundle, params["upload_timeout"])
+    outcome = reboot_into_upload(client, api, bundle, params, before)
+    if outcome == "pending":
+        result.update(reboot_needed=True, pending_version=version, elapsed=round(time.monotonic() - started, 2),
+                      msg="installed %s; the device runs %s until its next reboot (reboot=false)" % (version, previous))
+        return result
+    result["rebooted"] = outcome == "rebooted"
+    result["elapsed"] = round(time.monotonic() - started, 2)
+    verify(client, api, result)
+    result["msg"] = "%sd from %s to %s" % (action, previous, version)
+    return result
+
+
+def plan_firmware(client, api, params):
+    """``(bundle, order, result)``: the bundle for this device, how its version compares with
+    the installed one (compare_versions) and the module's result so far. A bundle that does
+    not fit is refused here, before any write."""
     bundles = read_bundles(params)
-    previous = device.read_firmware_version(client)
-    model = device.read_identity(client).get("model")
+    previous = api.read_firmware_version(client)
+    model = api.read_identity(client).get("model")
     model = model.strip() if isinstance(model, str) and model.strip() else None
     bundle = choose_bundle(params, bundles, model, previous)
     order = check_bundle(params, bundle, model, previous)
@@ -146,10 +179,7 @@ def manage_firmware(client, device, params, check_mode):
               "device_model": model, "pending_version": None, "rebooted": False, "reboot_needed": False,
               "elapsed": 0}
     if not result["changed"]:
-        result["reboot_needed"] = device.read_reboot_needed(client)
-        result["msg"] = "firmware %s is already installed" % version
-        return result
-    action = {1: "upgrade", -1: "downgrade"}.get(order, "change")
+        return bundle, order, result
     result["diff"] = {"before": {"firmware_version": previous}, "after": {"firmware_version": version}}
     try:
         mismatches = swu.image_mismatches(bundle["path"])
@@ -159,51 +189,53 @@ def manage_firmware(client, device, params, check_mode):
         raise BundleRefused(["path: the bundle %s (version %s): %s; the device would refuse it (use the bundle as"
                              " the vendor made it)" % (bundle["path"], version, "; ".join(mismatches))],
                             bundle=bundle, installed=previous, model=model)
-    if check_mode:
-        result["msg"] = "would %s from %s to %s%s" % (
-            action, previous, version, "" if params["reboot"] else " (running it from the next reboot)")
-        return result
-    before = uptime(client, device)
-    body = swu.MultipartFile(bundle["path"])
-    started = time.monotonic()
+    return bundle, order, result
+
+
+def upload(client, api, bundle, timeout):
+    """Send ``bundle`` to the device; a refusal says nothing was installed."""
     try:
-        client.request("POST", device.UPGRADE, data=body, headers={"Content-Type": body.content_type},
-                       idempotent=False, timeout=params["upload_timeout"])
+        upload_firmware(client, api, swu.MultipartFile(bundle["path"]), timeout)
     except DeviceError as err:
         if err.kind == REFUSED:
             err.message = "the device refused the bundle %s (version %s); nothing was installed" % (
-                bundle["path"], version)
+                bundle["path"], bundle["version"])
             err.hint = "use a bundle as the vendor signed it for this device; a rebuilt or altered one is refused"
         raise
+
+
+def reboot_into_upload(client, api, bundle, params, uptime_before):
+    """What the device does with an accepted upload: ``rebooted`` (by itself, or here because
+    it waits for a reboot and reboot=true), ``pending`` (it runs the old version until its next
+    reboot, reboot=false) or ``running`` (it runs the new version without a reboot)."""
     # Installed. Either the device reboots into it by itself, or it keeps running the old
     # version with reboot_needed set until it is rebooted.
-    if went_away_after_upload(client, device, before, min(SETTLE, params["reboot_timeout"])):
-        wait_for_boot(client, device, params["reboot_timeout"], before)
-        result["rebooted"] = True
-    else:
-        running, pending = device.read_firmware_version(client), device.read_reboot_needed(client)
-        if running != version and not pending:
-            raise DeviceError(DEVICE, "the device accepted the bundle %s (version %s) but neither rebooted nor "
-                                      "reports a pending reboot; it still runs firmware %s"
-                              % (bundle["path"], version, running))
-        if running != version and not params["reboot"]:
-            result.update(reboot_needed=True, pending_version=version, elapsed=round(time.monotonic() - started, 2),
-                          msg="installed %s; the device runs %s until its next reboot (reboot=false)"
-                              % (version, previous))
-            return result
-        if running != version:
-            try:
-                client.post(device.REBOOT)
-            except DeviceError as err:
-                if err.kind != UNREACHABLE:  # unreachable: it went down on its own meanwhile
-                    raise
-            wait_for_boot(client, device, params["reboot_timeout"], before)
-            result["rebooted"] = True
-    result["elapsed"] = round(time.monotonic() - started, 2)
-    result["current_version"] = device.read_firmware_version(client)
-    result["reboot_needed"] = device.read_reboot_needed(client)
-    if result["current_version"] != version:
+    if went_away_after_upload(client, api, uptime_before, min(SETTLE, params["reboot_timeout"])):
+        wait_for_boot(client, api, params["reboot_timeout"], uptime_before)
+        return "rebooted"
+    version = bundle["version"]
+    running, pending = api.read_firmware_version(client), api.read_reboot_needed(client)
+    if running == version:
+        return "running"
+    if not pending:
+        raise DeviceError(DEVICE, "the device accepted the bundle %s (version %s) but neither rebooted nor "
+                                  "reports a pending reboot; it still runs firmware %s" % (bundle["path"], version, running))
+    if not params["reboot"]:
+        return "pending"
+    try:
+        client.post(api.REBOOT)
+    except DeviceError as err:
+        if err.kind != UNREACHABLE:  # unreachable: it went down on its own meanwhile
+            raise
+    wait_for_boot(client, api, params["reboot_timeout"], uptime_before)
+    return "rebooted"
+
+
+def verify(client, api, result):
+    """The device runs the bundle's version: ``result``'s current version and pending reboot
+    as it reports them; DeviceError when it runs another."""
+    result["current_version"] = api.read_firmware_version(client)
+    result["reboot_needed"] = api.read_reboot_needed(client)
+    if result["current_version"] != result["bundle_version"]:
         raise DeviceError(REFUSED, "after the upgrade the device reports firmware %s, expected %s"
-                          % (result["current_version"], version))
-    result["msg"] = "%sd from %s to %s" % (action, previous, version)
-    return result
+                          % (result["current_version"], result["bundle_version"]))

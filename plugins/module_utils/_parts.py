@@ -19,16 +19,16 @@ class Part:
     ``name``: its key in device_state's ``parts``, in a backup's sections and, after the
     role's prefix, the role variable; ``module``: the module that writes it and, for
     onboarding, reads it; ``kind``: the type of its declared value (dict: settings, list:
-    objects); ``purged``: purge (or purge_parts) makes it exact; ``shared``: another key of
+    objects); ``purged``: purge (or purge_parts) makes it exact; ``common_part``: another key of
     ``parts`` that goes to the same module (the FM monitor's ``<part>_all``);
     ``monitoring``: a restore brings it back first, monitoring needs it; ``pruned_after``:
     with purge, what it does not declare is deleted by a second pass after that part (which
     may be moving off it in the same run); ``backed_up``: a backup holds it as a section."""
 
-    def __init__(self, device_type, name, module_name, kind, purged=False, shared=None, monitoring=False,
+    def __init__(self, device_type, name, module_name, kind, purged=False, common_part=None, monitoring=False,
                  pruned_after=None, backed_up=True):
         self.device_type, self.name, self.module, self.kind = device_type, name, module_name, kind
-        self.purged, self.shared, self.monitoring, self.pruned_after = purged, shared, monitoring, pruned_after
+        self.purged, self.common_part, self.monitoring, self.pruned_after = purged, common_part, monitoring, pruned_after
         self.backed_up = backed_up
 
     @property

@@ -18,47 +18,53 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._errors impor
     InputError,
     quoted,
 )
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile_settings, strip_unset
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import (
+    network_requests,
+    send as send_request,
+    set_password,
+)
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import strip_unset
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine_settings import reconcile_settings
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import LABEL_RE, Checker
 
 POLL = 0.25
 
 
 # -- waiting ---------------------------------------------------------------------------
-def uptime(client, device):
-    answer = client.try_get(device.ALIVE, timeout=client.timeout)
-    return device.alive_uptime(answer) if answer else None
+def uptime(client, api):
+    answer = client.try_get(api.ALIVE, timeout=client.timeout)
+    return api.alive_uptime(answer) if answer else None
 
 
-def uptime_or(device, answer, default):
-    value = device.alive_uptime(answer)
+def uptime_or(api, answer, default):
+    value = api.alive_uptime(answer)
     return default if value is None else value
 
 
-def wait_for_boot(client, device, timeout, uptime_before, sleep=time.sleep, clock=time.monotonic):
+def wait_for_boot(client, api, timeout, uptime_before, sleep=time.sleep, clock=time.monotonic):
     """Wait until the device has gone away and answers again, or reports a smaller uptime
     than before the reboot; returns the seconds waited. Bounded by ``timeout``."""
     started = clock()
     deadline = started + timeout
     seen_down = False
     while True:
-        answer = client.try_get(device.ALIVE, timeout=max(0.5, min(2.0, deadline - clock())))
+        answer = client.try_get(api.ALIVE, timeout=max(0.5, min(2.0, deadline - clock())))
         if answer is None:
             seen_down = True
-        elif seen_down or (uptime_before is not None and uptime_or(device, answer, uptime_before) < uptime_before):
+        elif seen_down or (uptime_before is not None and uptime_or(api, answer, uptime_before) < uptime_before):
             return round(clock() - started, 2)
         if clock() + POLL > deadline:
             raise DeviceError(UNREACHABLE, "the device did not come back at %s within %d s after the reboot "
-                                           "(waited for GET %s to answer)" % (client.base_url, timeout, device.ALIVE))
+                                           "(waited for GET %s to answer)" % (client.base_url, timeout, api.ALIVE))
         sleep(POLL)
 
 
-def reboot(client, device, timeout, wait_client=None):
+def reboot(client, api, timeout, wait_client=None):
     """Reboot and wait (bounded) until the device answers, at ``wait_client``'s address if
     given; returns the seconds waited."""
-    before = uptime(client, device)
-    client.post(device.REBOOT)
-    return wait_for_boot(wait_client or client, device, timeout, before)
+    before = uptime(client, api)
+    client.post(api.REBOOT)
+    return wait_for_boot(wait_client or client, api, timeout, before)
 
 
 # -- network ---------------------------------------------------------------------------
@@ -115,12 +121,12 @@ def check_reachable(after):
     return problems
 
 
-def manage_network(client, device, params, check_mode):
+def manage_network(client, api, params, check_mode):
     desired = {key: params.get(key) for key in NETWORK_OPTIONS}
     problems = check_network(dict(desired, wait_host=params.get("wait_host")))
     if problems:
         raise InputError(problems)
-    current = device.read_network(client)
+    current = api.read_network(client)
     if desired.get("dhcp") is False and not desired.get("address") and current.get("dhcp"):
         raise InputError(["address: required to leave DHCP (dhcp=false) for a static address"])
     after = dict(current, **strip_unset(desired))
@@ -128,9 +134,9 @@ def manage_network(client, device, params, check_mode):
     if problems:
         raise InputError(problems)
     result = reconcile_settings(current, desired, lambda wanted: send(client, current, wanted,
-                                                                      device.network_requests(wanted)),
+                                                                      network_requests(api, wanted)),
                                 check_mode)
-    pending = result["changed"] or device.read_reboot_needed(client)
+    pending = result["changed"] or api.read_reboot_needed(client)
     result.update(reboot_needed=pending, rebooted=False, elapsed=0, host=params["host"])
     if params.get("reboot") and pending:
         # Where the device answers after the reboot: a new static address, or where it was reached
@@ -140,7 +146,7 @@ def manage_network(client, device, params, check_mode):
         target = params.get("wait_host") or (params["host"] if stays else after["address"])
         result.update(changed=True, host=target)
         if not check_mode:
-            result["elapsed"] = reboot(client, device, params["reboot_timeout"], client.at(target))
+            result["elapsed"] = reboot(client, api, params["reboot_timeout"], client.at(target))
             result.update(rebooted=True, reboot_needed=False)
     moved = readdressed(params["host"], current, after)
     if moved:
@@ -149,11 +155,11 @@ def manage_network(client, device, params, check_mode):
 
 
 def send(client, before, after, requests):
-    """Each of a device's settings requests (_device_interface.Request) whose settings differ
+    """Each of a device's settings requests (_device_api.Request) whose settings differ
     between ``before`` and ``after``, or that is forced, in their order."""
     for request in requests:
         if request.forced or any(before.get(key) != after.get(key) for key in request.keys):
-            client.post(request.path, request.body)
+            send_request(client, request)
 
 
 def readdressed(host, current, after):
@@ -178,22 +184,22 @@ def parse_time(value, where):
     return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
 
 
-def timezone_value(device, value):
+def timezone_value(api, value):
     """The device's form of a timezone: an IANA name, or a whole-hour UTC offset."""
-    if value is None or device.TIMEZONE_KIND == "name":
+    if value is None or api.TIMEZONE_KIND == "name":
         return value
     try:
         offset = int(str(value).replace("UTC", "").strip() or "0")
     except ValueError:
         raise InputError(["timezone: this device takes a UTC offset in whole hours (e.g. 2 or -5), got %s" % quoted(value)]) from None
-    low, high = device.TIMEZONE_RANGE
+    low, high = api.TIMEZONE_RANGE
     if not low <= offset <= high:
         raise InputError(["timezone: UTC offset must be between %d and %d, got %d" % (low, high, offset)])
     return offset
 
 
-def check_time(params, device):
-    """Problems with the time options, found without the device (``device``: its shapes
+def check_time(params, api):
+    """Problems with the time options, found without the device (``api``: its shapes
     module, or None when not known yet)."""
     check = Checker()
     if params.get("ntp") and params.get("datetime"):
@@ -203,7 +209,7 @@ def check_time(params, device):
     for index, server in enumerate(params.get("ntp_servers") or []):
         check.host("ntp_servers[%d]" % index, server)
     for parse in (lambda: parse_time(params["datetime"], "datetime") if params.get("datetime") else None,
-                  lambda: timezone_value(device, params.get("timezone")) if device else None):
+                  lambda: timezone_value(api, params.get("timezone")) if api else None):
         try:
             parse()
         except InputError as err:
@@ -211,17 +217,17 @@ def check_time(params, device):
     return check.problems
 
 
-def manage_time(client, device, params, check_mode):
-    problems = check_time(params, device)
+def manage_time(client, api, params, check_mode):
+    problems = check_time(params, api)
     if problems:
         raise InputError(problems)
     target = parse_time(params["datetime"], "datetime") if params.get("datetime") else None
     desired = {"ntp": params.get("ntp"), "ntp_servers": params.get("ntp_servers"),
-               "timezone": timezone_value(device, params.get("timezone"))}
-    current = device.read_time(client)
+               "timezone": timezone_value(api, params.get("timezone"))}
+    current = api.read_time(client)
     read_at = datetime.datetime.now(datetime.timezone.utc)
-    if desired["timezone"] is not None and device.TIMEZONE_KIND == "name":
-        known = device.timezones(client)
+    if desired["timezone"] is not None and api.TIMEZONE_KIND == "name":
+        known = api.timezones(client)
         if desired["timezone"] not in known:
             raise InputError(["timezone: the device does not know %r (see its list, e.g. Europe/Berlin, UTC)"
                               % desired["timezone"]])
@@ -245,7 +251,7 @@ def manage_time(client, device, params, check_mode):
         after = dict(current, **planned)
         if set_clock:
             after["datetime"] = (target + (datetime.datetime.now(datetime.timezone.utc) - read_at)).isoformat()
-        send(client, current, after, device.time_requests(current, after, set_clock))
+        send(client, current, after, api.time_requests(current, after, set_clock))
 
     result = reconcile_settings(compared, desired, write, check_mode)
     result["clock_drift"] = drift
@@ -253,41 +259,41 @@ def manage_time(client, device, params, check_mode):
 
 
 # -- logging ---------------------------------------------------------------------------
-def check_logging(params, device):
-    """Problems with the logging options, found without the device (``device``: its shapes
+def check_logging(params, api):
+    """Problems with the logging options, found without the device (``api``: its shapes
     module, or None when not known yet)."""
     syslog = strip_unset(params.get("remote_syslog") or {})
     check = Checker()
-    if "port" in syslog and device is not None:
-        if not device.SYSLOG_PORT:
+    if "port" in syslog and api is not None:
+        if not api.SYSLOG_HAS_PORT_FIELD:
             check.fail("remote_syslog.port", "this device (%s) has no port field; give the port in remote_syslog.server"
-                       " (host:port), or leave it out for the device's own" % device.KIND)
+                       " (host:port), or leave it out for the device's own" % api.KIND)
         else:
             check.port("remote_syslog.port", syslog["port"])
     server = syslog.get("server")
     colon, number = str(server or "").rpartition(":")[1:]
     if syslog.get("enabled") and server == "":
         check.fail("remote_syslog.server", "required when remote_syslog.enabled is true")
-    elif server and device is not None and device.SYSLOG_PORT and colon and number.isdigit():
+    elif server and api is not None and api.SYSLOG_HAS_PORT_FIELD and colon and number.isdigit():
         check.fail("remote_syslog.server", "this device (%s) takes the port in remote_syslog.port, not in the server;"
-                   " got %s" % (device.KIND, quoted(server)))
+                   " got %s" % (api.KIND, quoted(server)))
     elif server:
         # a device without a port field keeps the port in the server's text (host:port)
-        check.host("remote_syslog.server", server, port=device is None or not device.SYSLOG_PORT)
+        check.host("remote_syslog.server", server, port=api is None or not api.SYSLOG_HAS_PORT_FIELD)
     return check.problems
 
 
-def manage_logging(client, device, params, check_mode):
-    problems = check_logging(params, device)
+def manage_logging(client, api, params, check_mode):
+    problems = check_logging(params, api)
     if problems:
         raise InputError(problems)
     syslog = strip_unset(params.get("remote_syslog") or {})
     desired = {"level": params.get("level"), "remote_syslog": syslog or None}
-    current = device.read_logging(client)
-    result = reconcile_settings(current, desired, lambda after: device.write_logging(client, after), check_mode)
+    current = api.read_logging(client)
+    result = reconcile_settings(current, desired, lambda after: api.write_logging(client, after), check_mode)
     if result["after"]["remote_syslog"].get("enabled") and not result["after"]["remote_syslog"].get("server"):
         raise InputError(["remote_syslog.server: required when remote_syslog.enabled is true"])
-    result["reboot_needed"] = result["changed"] or device.read_reboot_needed(client)
+    result["reboot_needed"] = result["changed"] or api.read_reboot_needed(client)
     return result
 
 
@@ -320,7 +326,7 @@ def check_password(params):
     return []
 
 
-def manage_password(client, device, params, check_mode):
+def manage_password(client, api, params, check_mode):
     problems = check_password(params)
     if problems:
         raise InputError(problems)
@@ -328,14 +334,14 @@ def manage_password(client, device, params, check_mode):
     if logs_in(client, role, password):
         return {"changed": False, "target_role": role}
     if not check_mode:
-        device.set_password(client, role, password)
+        set_password(client, api, role, password)
         if not logs_in(client, role, password):
             raise DeviceError(REFUSED, "the device accepted the new %s password but does not log in with it" % role)
     return {"changed": True, "target_role": role}
 
 
 # -- reboot and factory reset ----------------------------------------------------------
-def manage_reboot(client, device, params, check_mode):
+def manage_reboot(client, api, params, check_mode):
     factory = params["state"] == "factory_reset"
     if factory and not params["confirm"]:
         raise InputError(["confirm: must be true to factory-reset the device (it erases its configuration, "
@@ -345,15 +351,15 @@ def manage_reboot(client, device, params, check_mode):
         check.host("factory_host", params["factory_host"])
         if check.problems:
             raise InputError(check.problems)
-    if params["only_if_needed"] and not factory and not device.read_reboot_needed(client):
+    if params["only_if_needed"] and not factory and not api.read_reboot_needed(client):
         return {"changed": False, "rebooted": False, "elapsed": 0, "host": params["host"]}
     host = params.get("factory_host") if factory and params.get("factory_host") else params["host"]
     result = {"changed": True, "rebooted": False, "elapsed": 0, "host": host}
     if check_mode:
         return result
-    before = uptime(client, device)
-    client.post(device.FACTORY_RESET if factory else device.REBOOT)
+    before = uptime(client, api)
+    client.post(api.FACTORY_RESET if factory else api.REBOOT)
     result["rebooted"] = True
     if params["wait"]:
-        result["elapsed"] = wait_for_boot(client.at(host), device, params["reboot_timeout"], before)
+        result["elapsed"] = wait_for_boot(client.at(host), api, params["reboot_timeout"], before)
     return result

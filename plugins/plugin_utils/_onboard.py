@@ -49,7 +49,7 @@ READS = {kind: tuple(Read(part.name, *part.read()) for part in registry.PARTS) f
 
 #: the FM monitor's ``<part>_all`` variables: written as null, so that a group's value cannot
 #: mix into the per-tuner state the file declares whole
-ALL_TUNERS = {kind: tuple(part.shared for part in registry.PARTS if part.shared)
+ALL_TUNERS = {kind: tuple(part.common_part for part in registry.PARTS if part.common_part)
               for kind, registry in REGISTRIES.items()}
 
 #: keys whose values are secrets wherever they appear (none of the parts the roles manage

@@ -76,11 +76,11 @@ def plain(value):
 
 class Part:
     """One step of device_state: a part of the registry (``_ts/parts.py``, ``_fm/parts.py``),
-    or its second pass. ``name`` is its key in ``parts``; ``shared`` another key that goes to
+    or its second pass. ``name`` is its key in ``parts``; ``common_part`` another key that goes to
     the same module (the FM monitor's ``<part>_all``); ``kind`` the type its value must have."""
 
-    def __init__(self, name, module_name, kind, build, shared=None, planned=None):
-        self.name, self.module, self.kind, self.build, self.shared = name, module_name, kind, build, shared
+    def __init__(self, name, module_name, kind, build, common_part=None, planned=None):
+        self.name, self.module, self.kind, self.build, self.common_part = name, module_name, kind, build, common_part
         #: in check mode, plans the part on the controller from the results before it (None: run the module)
         self.planned = planned
 
@@ -105,7 +105,7 @@ def _build(part, arguments):
         return arguments.BUILD[part.name]
     if part.system:
         build = _settings(part.device_type, with_reboot=part.name == "network")
-    elif part.shared:
+    elif part.common_part:
         build = _per_tuner(part.name)
     else:
         build = _objects(part.name)
@@ -121,7 +121,7 @@ def _steps(registry):
             build, planned = arguments.SECOND_PASS[part.name]
             steps.append(Part(part.name, part.module, part.kind, build, planned=planned))
         else:
-            steps.append(Part(part.name, part.module, part.kind, _build(part, arguments), shared=part.shared))
+            steps.append(Part(part.name, part.module, part.kind, _build(part, arguments), common_part=part.common_part))
     return tuple(steps)
 
 
@@ -160,7 +160,7 @@ def part_names(device_type):
     """Every key ``parts`` may hold for the device type."""
     names = []
     for part in PARTS[device_type]:
-        names.extend(name for name in [part.name] + ([part.shared] if part.shared else []) if name not in names)
+        names.extend(name for name in [part.name] + ([part.common_part] if part.common_part else []) if name not in names)
     return names
 
 
@@ -175,11 +175,11 @@ def plan(device_type, parts):
             ", ".join(part_names(device_type))))
     declared = []
     for part in PARTS[device_type]:
-        value, shared = parts.get(part.name), parts.get(part.shared) if part.shared else None
+        value, shared = parts.get(part.name), parts.get(part.common_part) if part.common_part else None
         if value is not None and not isinstance(value, part.kind):
             raise PartError("parts.%s: must be a %s, got %s" % (part.name, part.kind.__name__, type(value).__name__))
         if shared is not None and not isinstance(shared, dict):
-            raise PartError("parts.%s: must be a dict, got %s" % (part.shared, type(shared).__name__))
+            raise PartError("parts.%s: must be a dict, got %s" % (part.common_part, type(shared).__name__))
         if value is not None or shared is not None:
             declared.append(part)
     return declared
@@ -189,8 +189,8 @@ def module_args(part, parts, options, results):
     """The arguments of ``part``'s module (without the connection), from the declared
     ``parts``, the ``options`` (purge: {part: bool}, reboot) and the ``results`` of the parts run before it;
     None when the part has nothing to do."""
-    if part.shared:
-        return part.build(parts.get(part.name), options, results, all_tuners=parts.get(part.shared))
+    if part.common_part:
+        return part.build(parts.get(part.name), options, results, all_tuners=parts.get(part.common_part))
     return part.build(parts[part.name], options, results)
 
 
@@ -245,8 +245,8 @@ def _dotted(path):
 def _label(part, path, args, names):
     """``(where, rest)``: the user's name of the variable, with the list item (its index and
     key), that holds ``path`` in ``part``'s module arguments, and the path inside it."""
-    if part.shared and path[:1] == ("all_tuners",):
-        return names(part.shared), path[1:]
+    if part.common_part and path[:1] == ("all_tuners",):
+        return names(part.common_part), path[1:]
     if path[:1] == ("config",) and len(path) > 1 and isinstance(path[1], int):
         item = (args.get("config") or [])[path[1]]
         key = next((item[k] for k in ("name", "tuner_id", "asi_port") if isinstance(item, dict) and k in item), None)
@@ -266,11 +266,11 @@ def _renamed(problem, part, args, names):
             rest = rest[rest.index(")") + 1:]
         where = _label(part, ("config", index), args, names)[0]
         return where + rest
-    if part.shared and problem.startswith("all_tuners"):
+    if part.common_part and problem.startswith("all_tuners"):
         rest = problem[len("all_tuners"):]
         if rest.startswith(" (") and ")" in rest:
             rest = rest[rest.index(")") + 1:]
-        return names(part.shared) + rest
+        return names(part.common_part) + rest
     return "%s: %s" % (names(part.name), problem)
 
 
@@ -293,7 +293,7 @@ def _spec_problems_by_item(spec, args, part, names):
     names the item; in the user's names."""
     items = spec.get("config", {}).get("options") if isinstance(args.get("config"), list) else None
     whole = dict(args, config=[]) if items else args
-    shared = names(part.shared) if part.shared else None
+    shared = names(part.common_part) if part.common_part else None
     out = [_found_in(problem, names(part.name), shared) for problem in spec_problems(spec, whole)[0]
            if not problem.startswith("unsupported option ")]
     for index, item in enumerate(args["config"] if items else []):

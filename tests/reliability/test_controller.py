@@ -12,6 +12,7 @@ import textwrap
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _client as client_mod, _errors as errors
 from ansible_collections.broadcast.monitoring.plugins.module_utils._controller import Lineage
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import Request
 
 # The module: notes its lineage, says what gone() says, and again after each line on stdin.
 MODULE = textwrap.dedent("""
@@ -60,7 +61,7 @@ def test_the_process_running_the_tests_has_its_controller():
 
 
 def test_the_client_sends_no_write_once_the_controller_is_gone():
-    client = client_mod.Client("127.78.0.1", ("/user/login", {}), port=9, password="x")
+    client = client_mod.Client("127.78.0.1", Request("/user/login", {}), port=9, password="x")
     client.lineage.parent = -1  # as if the parent had exited since the start
     try:
         client.post("/inputs", {"name": "x"})

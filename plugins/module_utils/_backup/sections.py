@@ -6,7 +6,8 @@ and the steps both devices' sections are made of."""
 
 from __future__ import annotations
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile, replace_settings
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine_settings import replace_settings
 
 
 class Sections(dict):

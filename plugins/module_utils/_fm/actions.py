@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import reconcile_settings
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine_settings import reconcile_settings
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import BUSY, DeviceError, InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._files import download as download_file, file_sha256, regular_file
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
@@ -29,7 +29,7 @@ def check_station(params):
             check.fail("state", "absent needs station_ids, frequencies or all_stations=true")
     for index, value in enumerate(params["station_ids"] or []):
         check.between("station_ids[%d]" % index, value, 0, None)
-    low, high = dev.FREQUENCY_RANGE
+    low, high = api.FREQUENCY_RANGE
     for index, value in enumerate(params["frequencies"] or []):
         if not low <= value <= high:
             check.fail("frequencies[%d]" % index, "must be in the FM band, %d to %d kHz, got %d" % (low, high, value))
@@ -50,25 +50,25 @@ def station(client, params, check_mode):
 def scan(client, tuner_id, wait, check_mode):
     """Band scan of one tuner (a request that returns when the scan ends, at most ``wait``
     seconds); ``changed`` when stations were added to the list."""
-    tuners = dev.tuner_count(client.get(dev.STATUS))
+    tuners = api.tuner_count(client.get(api.STATUS))
     if tuners is not None and tuner_id >= tuners:
         raise InputError(["tuner_id: the device has no tuner %d (it has 0 to %d)" % (tuner_id, tuners - 1)])
-    before = client.get(dev.STATIONS)
+    before = client.get(api.STATIONS)
     if check_mode:
         return {"changed": True, "stations": before, "found": [], "added": [],
                 "msg": "check mode: a band scan of tuner %d would run; no scan request was sent, so the stations"
                        " it would find are unknown" % tuner_id,
                 "diff": {"before": {"stations": before}, "after": {"stations": before}}}
     try:
-        found = client.request("POST", dev.TUNER_SCAN % tuner_id, params=dev.scan_query(), timeout=wait)
+        found = client.request("POST", api.TUNER_SCAN % tuner_id, params=api.scan_query(), timeout=wait)
     except DeviceError as err:
         if err.kind == BUSY:
             err.message = "tuner %d stayed busy (another scan or a frequency change): %s" % (tuner_id, err.message)
         raise
-    known = {dev.station_frequency(s): s for s in before}
-    added = [s for s in found if dev.station_frequency(s) not in known]
-    fresh = {dev.station_frequency(s): s for s in found}
-    after = [fresh.get(dev.station_frequency(s), s) for s in before] + added
+    known = {api.station_frequency(s): s for s in before}
+    added = [s for s in found if api.station_frequency(s) not in known]
+    fresh = {api.station_frequency(s): s for s in found}
+    after = [fresh.get(api.station_frequency(s), s) for s in before] + added
     return {"changed": bool(added), "stations": after, "found": found, "added": added,
             "msg": "tuner %d found %d station(s), %d new" % (tuner_id, len(found), len(added)),
             "diff": {"before": {"stations": before}, "after": {"stations": after}}}
@@ -77,19 +77,19 @@ def scan(client, tuner_id, wait, check_mode):
 def delete_stations(client, station_ids, frequencies, everything, check_mode):
     """Delete the listed station records (by id or frequency), or all of them; ``changed``
     only when a listed record existed."""
-    before = client.get(dev.STATIONS)
+    before = client.get(api.STATIONS)
     if everything:
         doomed = list(before)
     else:
         doomed = [s for s in before
-                  if dev.station_id_of(s) in (station_ids or []) or dev.station_frequency(s) in (frequencies or [])]
+                  if api.station_id_of(s) in (station_ids or []) or api.station_frequency(s) in (frequencies or [])]
     after = [s for s in before if s not in doomed]
     if doomed and not check_mode:
         if everything:
-            client.delete(dev.STATIONS)
+            client.delete(api.STATIONS)
         else:
             for station in doomed:
-                client.delete(dev.STATION % dev.station_id_of(station))
+                client.delete(api.STATION % api.station_id_of(station))
     return {"changed": bool(doomed), "deleted": doomed, "stations": after,
             "diff": {"before": {"stations": before}, "after": {"stations": after}}}
 
@@ -97,9 +97,9 @@ def delete_stations(client, station_ids, frequencies, everything, check_mode):
 # -- fm_actions ---------------------------------------------------------------------------------
 def clear_alerts(client, check_mode):
     """Empty the alert log; ``changed`` only when it held alerts."""
-    total = dev.alerts_total(client.request("POST", dev.ALERTS, body=dev.alerts_query({"limit": 1}), idempotent=True))
+    total = api.alerts_total(client.request("POST", api.ALERTS, body=api.alerts_query({"limit": 1}), idempotent=True))
     if total and not check_mode:
-        client.delete(dev.ALERTS)
+        client.delete(api.ALERTS)
     return {"changed": bool(total), "cleared": total, "diff": {"before": total, "after": 0}}
 
 
@@ -118,10 +118,10 @@ def download(client, what, dest, order, check_mode):
     (files.download), replacing it only when its content differs."""
     before = file_sha256(dest) if regular_file(dest) else None
     if what == "alerts_csv":
-        changed, info = download_file(client, dev.ALERTS_CSV, dest, method="POST", body=dev.alerts_csv_body(order),
+        changed, info = download_file(client, api.ALERTS_CSV, dest, method="POST", body=api.alerts_csv_body(order),
                                       check_mode=check_mode)
     else:
-        changed, info = download_file(client, dev.MIB, dest, check_mode=check_mode)
+        changed, info = download_file(client, api.MIB, dest, check_mode=check_mode)
     return {"dest": dest, "changed": changed, "size": info["size"], "checksum": info["sha256"], "before": before,
             "diff": {"before": before, "after": info["sha256"]}}
 
@@ -129,10 +129,10 @@ def download(client, what, dest, order, check_mode):
 def select_monitor(client, status, tuner_id, muted, check_mode):
     """Route a tuner to the monitor output (``POST /monitor``), unless it already is.
     ``status``: ``GET /status``, read before anything was done."""
-    before = dev.monitor_from_device(status, client.get(dev.CONF))
+    before = api.monitor_from_device(status, client.get(api.CONF))
     # the mute the device does not report is taken as off (what a write without one sends)
     desired = {"tuner_id": tuner_id, "muted": bool(before["muted"]) if muted is None else muted}
-    return reconcile_settings(before, desired, lambda after: dev.write_monitor(client, after), check_mode)
+    return reconcile_settings(before, desired, lambda after: api.write_monitor(client, after), check_mode)
 
 
 def run_actions(client, params, check_mode):
@@ -149,8 +149,8 @@ def run_actions(client, params, check_mode):
     status = None
     if params["monitor"]:
         tuner_id = params["monitor"]["tuner_id"]
-        status = client.get(dev.STATUS)
-        count = dev.tuner_count(status)
+        status = client.get(api.STATUS)
+        count = api.tuner_count(status)
         if count is not None and tuner_id >= count:
             raise InputError(["monitor.tuner_id: the device has no tuner %d (it has 0 to %d)" % (tuner_id, count - 1)])
     result, parts = {}, {}

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import datetime
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._device_interface import Request, network_settings_requests
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_api
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import Request
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, list_or_empty
 
 # keep_logged_in: one token serves a whole play (roles hand it to every module)
-LOGIN = ("/api/login", {"keep_logged_in": True})
+LOGIN = Request("/api/login", {"keep_logged_in": True})
 
 
 # -- FM monitoring: tuners, thresholds, schedules, stations, alerts (fm_* modules) -------
@@ -226,6 +227,38 @@ def tuner_station_body(station_id):
     return {"station_id": station_id}
 
 
+def tuner_requests(before, after, station_id=None):
+    """``[Request]`` that take one tuner from ``before`` to ``after`` (fm_tuner shape).
+
+    ``station_id``: tune to that stored station (the frequency follows it) instead of
+    writing the frequency. Order: state, mute and stream first, then settings, then the
+    station: a frequency change makes the tuner answer 503 while it switches.
+    """
+    tid = after["tuner_id"]
+    writes = []
+    if before["operating_state"] != after["operating_state"]:
+        writes.append(Request(TUNER_STATE % tid, tuner_state_body(after["operating_state"])))
+    if before["muted"] != after["muted"]:
+        writes.append(Request(TUNER_MUTED % tid, tuner_muted_body(after["muted"])))
+    if before["stream"] != after["stream"]:
+        fields = {k: after["stream"][k] for k in ("url", "codec", "bitrate") if after["stream"][k] != before["stream"][k]}
+        writes.append(Request(TUNER_STREAM % tid, tuner_stream_body(after["stream"]["enabled"], fields)))
+    old, new = hw_to_device(before["hw_settings"]), hw_to_device(after["hw_settings"])
+    settings = tuner_settings_body(after["name"] if before["name"] != after["name"] else None,
+                                   {k: v for k, v in new.items() if old.get(k) != v},
+                                   after["frequency"] if before["frequency"] != after["frequency"] and station_id is None else None)
+    if settings:
+        writes.append(Request(TUNER_SETTINGS % tid, settings))
+    if station_id is not None:
+        writes.append(Request(TUNER_STATION % tid, tuner_station_body(station_id)))
+    return writes
+
+
+def tuner_operating_state(raw):
+    """The operating state name of a ``GET /tuners/all`` element."""
+    return STATE_NAMES[raw["state"]]
+
+
 def tuner_info(raw):
     """A tuner as fm_info returns it: fm_tuner's shape, its thresholds and schedule in
     fm_thresholds'/fm_schedule's shapes, and what it measures now."""
@@ -371,11 +404,6 @@ def alerts_csv_body(order):
     return {"order": order}
 
 
-def system_log_query(options):
-    """Query string of ``GET /system/log``: the bounds given."""
-    return {k: v for k, v in options.items() if v is not None}
-
-
 def unix_seconds(value):
     """Unix seconds (the device's filter times) of an integer, digits or an ISO 8601 time
     (``Z`` or an offset; a naive time is UTC); None when the value is neither."""
@@ -506,7 +534,7 @@ UPGRADE = "/api/system/upgrade"
 TIMEZONE_KIND = "offset"
 TIMEZONE_RANGE = (-12, 14)
 #: the remote syslog port has no field of its own: rsyslog_server holds it (host:port)
-SYSLOG_PORT = False
+SYSLOG_HAS_PORT_FIELD = False
 NETWORK_KEYS = ("dhcp", "address", "netmask", "gateway", "dns")
 
 
@@ -516,10 +544,6 @@ def read_network(client):
     out["dns"] = list_or_empty(raw, "dns")  # an empty list may be left out of the answer
     out["hostname"] = raw.get("hostname")  # the saved one, pending until reboot
     return out
-
-
-def network_requests(after):
-    return network_settings_requests(NETWORK, HOSTNAME, NETWORK_KEYS, after)
 
 
 def read_firmware_version(client):
@@ -541,9 +565,10 @@ def time_requests(before, after, set_clock):
     on one path."""
     # The device wants a datetime in every write; without a clock change, send back the
     # time just read (NTP on ignores it).
-    return [Request(DATETIME, ("ntp", "ntp_servers", "timezone"), {
+    return [Request(DATETIME, {
         "enable_ntp": after["ntp"], "ntp_servers": after["ntp_servers"], "timezone": after["timezone"],
-        "datetime": after["datetime"] if set_clock else before["datetime"]}, forced=set_clock)]
+        "datetime": after["datetime"] if set_clock else before["datetime"]}, ("ntp", "ntp_servers", "timezone"),
+        forced=set_clock)]
 
 
 def read_logging(client):
@@ -557,8 +582,8 @@ def write_logging(client, after):
                                "rsyslog_server": after["remote_syslog"]["server"]})
 
 
-def set_password(client, role, password):
-    client.post(PASSWORD, {"role": role, "password": password})
+#: the same on both devices: every device file answers it (_device_interface.COMMON)
+alive_uptime = _device_api.alive_uptime
 
 
 def read_identity(client):
@@ -566,12 +591,6 @@ def read_identity(client):
     versions = client.get(STATUS).get("versions") or {}
     return {"model": versions.get("model_name"), "serial_number": versions.get("serial_number"),
             "firmware_version": versions.get("package_ver")}
-
-
-def alive_uptime(answer):
-    """Seconds since boot in the answer to ``GET {ALIVE}`` (a reboot is seen when it falls);
-    None when the answer does not give it."""
-    return answer.get("system_uptime")
 
 
 # -- what the collection reads of each answer (device_compatibility reports on it) ------

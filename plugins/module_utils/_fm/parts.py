@@ -19,9 +19,9 @@ PARTS = (
     Part(KIND, "time", "device_time", dict),
     Part(KIND, "logging", "device_logging", dict),
     # schedules before tuners: a schedule it activates sets its tuner's state, which the tuners part then leaves
-    Part(KIND, "schedules", "fm_schedule", list, purged=True, shared="schedules_all", monitoring=True),
-    Part(KIND, "tuners", "fm_tuner", list, purged=True, shared="tuners_all", monitoring=True),
-    Part(KIND, "thresholds", "fm_thresholds", list, purged=True, shared="thresholds_all", monitoring=True),
+    Part(KIND, "schedules", "fm_schedule", list, purged=True, common_part="schedules_all", monitoring=True),
+    Part(KIND, "tuners", "fm_tuner", list, purged=True, common_part="tuners_all", monitoring=True),
+    Part(KIND, "thresholds", "fm_thresholds", list, purged=True, common_part="thresholds_all", monitoring=True),
 )
 
 #: sections of a backup that are not parts, restored before them: the monitor's /conf, which

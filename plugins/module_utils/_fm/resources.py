@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import rules
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
     BUSY,
@@ -29,6 +29,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._engine impor
     merge,
     nest,
     reconcile,
+    report_consequence,
     strip_unset,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
@@ -80,9 +81,9 @@ def reconcile_tuners(resource, config, all_tuners, state, check_mode):
         raise InputError(problems)
     common = strip_unset(all_tuners or {})
     own = [strip_unset(obj) for obj in config or []]
-    where = {obj["tuner_id"]: "config[%d] (tuner %d)" % (i, obj["tuner_id"]) for i, obj in enumerate(own)}
+    labels = {obj["tuner_id"]: "config[%d] (tuner %d)" % (i, obj["tuner_id"]) for i, obj in enumerate(own)}
     if not common or state == "gathered":
-        return reconcile(resource, own, state, check_mode, where, checked=True)
+        return reconcile(resource, own, state, check_mode, labels, prechecked=True)
     ids = sorted(resource.read())
     unknown = ["config[%d]: tuner_id %d: the device has no such tuner (it has %s)" % (
         i, obj["tuner_id"], ", ".join(map(str, ids))) for i, obj in enumerate(own) if obj["tuner_id"] not in ids]
@@ -90,13 +91,13 @@ def reconcile_tuners(resource, config, all_tuners, state, check_mode):
         raise InputError(unknown)
     by_id = {obj["tuner_id"]: obj for obj in own}
     for tid in ids:
-        where.setdefault(tid, "%s (tuner %d)" % (ALL, tid))
+        labels.setdefault(tid, "%s (tuner %d)" % (ALL, tid))
     desired = [merge(dict(common, tuner_id=tid), by_id.get(tid, {})) for tid in ids]
-    return reconcile(resource, desired, state, check_mode, where, checked=True)
+    return reconcile(resource, desired, state, check_mode, labels, prechecked=True)
 
 
 def _label(run, tuner_id):
-    return run.where.get(tuner_id, "config (tuner %d)" % tuner_id)
+    return run.labels.get(tuner_id, "config (tuner %d)" % tuner_id)
 
 
 class TunerObjects(Resource):
@@ -131,7 +132,7 @@ class TunerObjects(Resource):
 
     # -- engine hooks -----------------------------------------------------------------------
     def check(self, desired, run):
-        if run.checked:
+        if run.prechecked:
             return []
         check = Checker()
         for index, obj in enumerate(desired):
@@ -140,13 +141,17 @@ class TunerObjects(Resource):
 
     def read(self):
         if self._raw is None:
-            self._raw = {dev.tuner_id_of(raw): raw for raw in self.client.get(dev.TUNERS)}
+            self._raw = {api.tuner_id_of(raw): raw for raw in self.client.get(api.TUNERS)}
             self.current = {tid: self.normalise(self.from_device(raw)) for tid, raw in self._raw.items()}
         return self.current
 
     def refresh(self):
         self._raw = None
         return self.read()
+
+    def operating_state(self, tuner_id):
+        """The operating state of ``tuner_id`` as last read."""
+        return api.tuner_operating_state(self._raw[tuner_id])
 
     def apply_changes(self, changes):
         batch = self._batch(changes)
@@ -205,7 +210,7 @@ class Tuners(TunerObjects):
     (state, mute, stream, settings, station). The same hardware settings for two or more
     tuners go in one ``POST /tuners/all/settings``."""
 
-    all_path = dev.ALL_SETTINGS
+    all_path = api.ALL_SETTINGS
 
     def __init__(self, client, scheduled_tuners=None):
         super().__init__(client)
@@ -215,34 +220,34 @@ class Tuners(TunerObjects):
         self._bitrates = None
 
     def from_device(self, raw):
-        return dev.tuner_from_device(raw)
+        return api.tuner_from_device(raw)
 
     def validate(self, check, where, obj):
         if "name" in obj:
-            check.length(where + ": name", obj["name"], 1, dev.NAME_MAX)
-        low, high = dev.FREQUENCY_RANGE
+            check.length(where + ": name", obj["name"], 1, api.NAME_MAX)
+        low, high = api.FREQUENCY_RANGE
         if "frequency" in obj and not low <= obj["frequency"] <= high:
             check.fail(where + ": frequency", "must be in the FM band, %d to %d kHz, got %d" % (low, high, obj["frequency"]))
         if obj.get("station_id", 0) < 0:
             check.fail(where + ": station_id", "must be >= 0, got %d" % obj["station_id"])
         hw = obj.get("hw_settings", {})
-        for field, high in (("channel_filter", dev.CHANNEL_FILTER_MAX), ("lna_gain", dev.LNA_GAIN_MAX),
-                            ("rssi_threshold", dev.LEVEL_MAX)):
+        for field, high in (("channel_filter", api.CHANNEL_FILTER_MAX), ("lna_gain", api.LNA_GAIN_MAX),
+                            ("rssi_threshold", api.LEVEL_MAX)):
             if field in hw:
                 check.between(where + ": hw_settings." + field, hw[field], 0, high)
         if "url" in obj.get("stream", {}):
             check.udp_url(where + ": stream.url", obj["stream"]["url"])
 
     def defaults(self):
-        factory = dev.factory_tuner(0)
+        factory = api.factory_tuner(0)
         del factory["tuner_id"], factory["name"], factory["stream"]["url"]
         return factory
 
     def normalise(self, obj):
         """Fill the tuner's own factory name and URL (state=replaced)."""
         obj = copy.deepcopy(obj)
-        obj.setdefault("name", dev.factory_name(obj["tuner_id"]))
-        obj["stream"].setdefault("url", dev.factory_url(obj["tuner_id"]))
+        obj.setdefault("name", api.factory_name(obj["tuner_id"]))
+        obj["stream"].setdefault("url", api.factory_url(obj["tuner_id"]))
         return obj
 
     def attainable(self, before, target):
@@ -250,9 +255,9 @@ class Tuners(TunerObjects):
         stored for it (the stations are read then, once)."""
         target = dict(target)
         if target.get("station_id") is not None and target["station_id"] != before["station_id"]:
-            target["frequency"] = dev.station_frequency(self.stations()[target["station_id"]])
+            target["frequency"] = api.station_frequency(self.stations()[target["station_id"]])
         elif target["frequency"] != before["frequency"]:
-            target["station_id"] = self.station_at(target["frequency"])
+            target["station_id"] = api.station_at(list(self.stations().values()), target["frequency"])
         else:
             target["station_id"] = before["station_id"]
         return target, []
@@ -260,17 +265,13 @@ class Tuners(TunerObjects):
     def stations(self):
         """The device's stored stations, read once, when a run needs them."""
         if self._stations is None:
-            self._stations = {dev.station_id_of(s): s for s in self.client.get(dev.STATIONS)}
+            self._stations = {api.station_id_of(s): s for s in self.client.get(api.STATIONS)}
         return self._stations
-
-    def station_at(self, frequency):
-        found = [sid for sid, s in self.stations().items() if dev.station_frequency(s) == frequency]
-        return found[0] if found else None
 
     def bitrates(self):
         """The device's valid bitrates (read only when a bitrate is given)."""
         if self._bitrates is None:
-            self._bitrates = list(dev.bitrates_from_device(self.client.get(dev.VALID_BITRATES)) or dev.BITRATES)
+            self._bitrates = list(api.bitrates_from_device(self.client.get(api.VALID_BITRATES)) or api.BITRATES)
         return self._bitrates
 
     def scheduled(self, tuner_id):
@@ -278,7 +279,7 @@ class Tuners(TunerObjects):
         the schedule sets its state."""
         if self.scheduled_tuners is not None:
             return tuner_id in self.scheduled_tuners
-        return dev.schedule_active((self._raw or {}).get(tuner_id) or {})
+        return api.schedule_active((self._raw or {}).get(tuner_id) or {})
 
     def check_against(self, desired, current, run):
         problems, admin = [], []
@@ -303,9 +304,9 @@ class Tuners(TunerObjects):
                         where, sid, ", ".join(map(str, sorted(self.stations()))) or "none"))
                     continue
                 admin.append("%s: station_id" % where)
-            if station is not None and "frequency" in obj and obj["frequency"] != dev.station_frequency(station):
+            if station is not None and "frequency" in obj and obj["frequency"] != api.station_frequency(station):
                 problems.append("%s: frequency: %d differs from the frequency of station %d (%d kHz); set one of them" % (
-                    where, obj["frequency"], sid, dev.station_frequency(station)))
+                    where, obj["frequency"], sid, api.station_frequency(station)))
             state = obj.get("operating_state", "disabled" if run.state == "replaced" and not self.scheduled(tid) else None)
             if state is not None and state != now["operating_state"]:
                 admin.append("%s: operating_state" % where)
@@ -324,40 +325,14 @@ class Tuners(TunerObjects):
         return {"hw_settings": obj["hw_settings"]}
 
     def all_body(self, common, afters):
-        return {"hw_settings": dev.hw_to_device(common["hw_settings"])}
+        return {"hw_settings": api.hw_to_device(common["hw_settings"])}
 
     def write(self, change):
         """A tuner asked for a stored station it is not on (an admin write) is tuned to it."""
         station = (change.declared or {}).get("station_id")  # None: not asked for
-        for path, body in tuner_requests(change.before, change.after, None if station == change.before["station_id"] else station):
-            post_to_tuner(self.client, change.after["tuner_id"], path, body)
-
-
-def tuner_requests(before, after, station_id=None):
-    """``[(path, body)]`` that take one tuner from ``before`` to ``after`` (fm_tuner shape).
-
-    ``station_id``: tune to that stored station (the frequency follows it) instead of
-    writing the frequency. Order: state, mute and stream first, then settings, then the
-    station: a frequency change makes the tuner answer 503 while it switches.
-    """
-    tid = after["tuner_id"]
-    writes = []
-    if before["operating_state"] != after["operating_state"]:
-        writes.append((dev.TUNER_STATE % tid, dev.tuner_state_body(after["operating_state"])))
-    if before["muted"] != after["muted"]:
-        writes.append((dev.TUNER_MUTED % tid, dev.tuner_muted_body(after["muted"])))
-    if before["stream"] != after["stream"]:
-        fields = {k: after["stream"][k] for k in ("url", "codec", "bitrate") if after["stream"][k] != before["stream"][k]}
-        writes.append((dev.TUNER_STREAM % tid, dev.tuner_stream_body(after["stream"]["enabled"], fields)))
-    old, new = dev.hw_to_device(before["hw_settings"]), dev.hw_to_device(after["hw_settings"])
-    settings = dev.tuner_settings_body(after["name"] if before["name"] != after["name"] else None,
-                                       {k: v for k, v in new.items() if old.get(k) != v},
-                                       after["frequency"] if before["frequency"] != after["frequency"] and station_id is None else None)
-    if settings:
-        writes.append((dev.TUNER_SETTINGS % tid, settings))
-    if station_id is not None:
-        writes.append((dev.TUNER_STATION % tid, dev.tuner_station_body(station_id)))
-    return writes
+        for request in api.tuner_requests(change.before, change.after,
+                                          None if station == change.before["station_id"] else station):
+            post_to_tuner(self.client, change.after["tuner_id"], request.path, request.body)
 
 
 # -- fm_thresholds ----------------------------------------------------------------------------
@@ -372,27 +347,27 @@ class Thresholds(TunerObjects):
     """Alert thresholds of every tuner: one read, one write per tuner that differs, or one
     ``POST /tuners/all/thresholds`` when the same change goes to two or more tuners."""
 
-    all_path = dev.ALL_THRESHOLDS
+    all_path = api.ALL_THRESHOLDS
 
     def from_device(self, raw):
-        return dev.tuner_thresholds(raw)
+        return api.tuner_thresholds(raw)
 
     def validate(self, check, where, obj):
         if "rssi_threshold" in obj:
-            check.between(where + ": rssi_threshold", obj["rssi_threshold"], 0, dev.LEVEL_MAX)
+            check.between(where + ": rssi_threshold", obj["rssi_threshold"], 0, api.LEVEL_MAX)
         if "rssi_interval" in obj:
-            check.between(where + ": rssi_interval", obj["rssi_interval"], *dev.RSSI_INTERVAL_RANGE)
-        for name, unused_key, top, off in dev.METRICS:
+            check.between(where + ": rssi_interval", obj["rssi_interval"], *api.RSSI_INTERVAL_RANGE)
+        for name, unused_key, top, off in api.METRICS:
             for bound, value in obj.get(name, {}).items():
                 value, field = _level(value), "%s: %s.%s" % (where, name, bound)
-                if value == dev.DISABLED and bound != "margin" and (name, bound) not in dev.UNUSED_BOUNDS:
+                if value == api.DISABLED and bound != "margin" and (name, bound) not in api.UNUSED_BOUNDS:
                     continue
                 if isinstance(value, int) and not isinstance(value, bool):
                     check.between(field, value, 0, top)
-                elif bound == "margin" or (name, bound) in dev.UNUSED_BOUNDS:
+                elif bound == "margin" or (name, bound) in api.UNUSED_BOUNDS:
                     check.fail(field, "must be a number 0 to %d, got %s" % (top, quoted(value)))
                 else:
-                    check.fail(field, "must be a number 0 to %d or %s, got %s" % (top, dev.DISABLED, quoted(value)))
+                    check.fail(field, "must be a number 0 to %d or %s, got %s" % (top, api.DISABLED, quoted(value)))
             # both bounds given: judged here, before any request (one given: check_planned, with the device's other);
             # a bound at the disabling value is off, so it limits nothing
             given = obj.get(name, {})
@@ -401,20 +376,20 @@ class Thresholds(TunerObjects):
             if name != "multipath" and numbers and low > high:
                 check.fail("%s: %s.min" % (where, name), "must not exceed %s.max (%d), got %d" % (name, high, low))
         if "margin" in obj.get("rds", {}):
-            check.between(where + ": rds.margin", obj["rds"]["margin"], 0, dev.LEVEL_MAX)
+            check.between(where + ": rds.margin", obj["rds"]["margin"], 0, api.LEVEL_MAX)
 
     def defaults(self):
-        factory = dev.thresholds_from_device(0, dev.FACTORY_THRESHOLDS)
+        factory = api.thresholds_from_device(0, api.FACTORY_THRESHOLDS)
         del factory["tuner_id"]
         return factory
 
     def normalise(self, obj):
         obj = copy.deepcopy(obj)
-        for name, unused_key, unused_top, off in dev.METRICS:
+        for name, unused_key, unused_top, off in api.METRICS:
             for bound in ("min", "max"):
                 value = _level(obj[name][bound])
-                if value == off and (name, bound) not in dev.UNUSED_BOUNDS:
-                    value = dev.DISABLED
+                if value == off and (name, bound) not in api.UNUSED_BOUNDS:
+                    value = api.DISABLED
                 obj[name][bound] = value
         return obj
 
@@ -422,9 +397,9 @@ class Thresholds(TunerObjects):
         # one bound given: judged against the device's other (both given: validate, before any request)
         problems = []
         for change in changes:
-            for name, unused_key, unused_top, unused_off in dev.METRICS:
+            for name, unused_key, unused_top, unused_off in api.METRICS:
                 low, high = change.after[name]["min"], change.after[name]["max"]
-                if name != "multipath" and dev.DISABLED not in (low, high) and low > high:
+                if name != "multipath" and api.DISABLED not in (low, high) and low > high:
                     problems.append("%s: %s.min: must not exceed %s.max (%d), got %d" % (
                         _label(run, change.key), name, name, high, low))
         return problems
@@ -433,12 +408,12 @@ class Thresholds(TunerObjects):
         return {k: v for k, v in obj.items() if k != "tuner_id"}
 
     def all_body(self, common, afters):
-        return dev.thresholds_to_device(common)
+        return api.thresholds_to_device(common)
 
     def update(self, before, after):
-        body = changed_leaves(dev.thresholds_to_device(self.batch_part(before)),
-                              dev.thresholds_to_device(self.batch_part(after)))
-        post_to_tuner(self.client, after["tuner_id"], dev.TUNER_THRESHOLDS % after["tuner_id"], body)
+        body = changed_leaves(api.thresholds_to_device(self.batch_part(before)),
+                              api.thresholds_to_device(self.batch_part(after)))
+        post_to_tuner(self.client, after["tuner_id"], api.TUNER_THRESHOLDS % after["tuner_id"], body)
 
 
 # -- fm_schedule ------------------------------------------------------------------------------
@@ -446,12 +421,12 @@ class Schedules(TunerObjects):
     """Schedules of every tuner: one read, one write per tuner that differs (only the days
     that differ), or one ``POST /tuners/all/schedule`` for a change common to two or more."""
 
-    all_path = dev.ALL_SCHEDULE
+    all_path = api.ALL_SCHEDULE
     #: events per day at most (chosen)
     max_events = 100
 
     def from_device(self, raw):
-        return dev.tuner_schedule(raw)
+        return api.tuner_schedule(raw)
 
     def validate(self, check, where, obj):
         for day, events in obj.get("events", {}).items():
@@ -460,21 +435,21 @@ class Schedules(TunerObjects):
             states = {}
             for index, event in enumerate(events):
                 field = "%s: events.%s[%d].time" % (where, day, index)
-                minute = dev.minute_of(event["time"])
+                minute = api.minute_of(event["time"])
                 if minute is None:
                     check.fail(field, "must be HH:MM (00:00 to 23:59) or a minute 0 to 1439, got %s" % quoted(event["time"]))
                 elif states.setdefault(minute, event["state"]) != event["state"]:
-                    check.fail(field, "%s is given twice with different states" % dev.clock(minute))
+                    check.fail(field, "%s is given twice with different states" % api.clock(minute))
 
     def defaults(self):
-        return {"active": False, "events": {day: [] for day in dev.DAYS}}
+        return {"active": False, "events": {day: [] for day in api.DAYS}}
 
     def normalise(self, obj):
         events = obj.get("events") or {}
         clean = {}
-        for day in dev.DAYS:
-            pairs = {(dev.minute_of(e["time"]), e["state"]) for e in events.get(day) or []}
-            clean[day] = [{"time": dev.clock(minute), "state": state} for minute, state in sorted(pairs)]
+        for day in api.DAYS:
+            pairs = {(api.minute_of(e["time"]), e["state"]) for e in events.get(day) or []}
+            clean[day] = [{"time": api.clock(minute), "state": state} for minute, state in sorted(pairs)]
         return dict(obj, events=clean)
 
     def batch_part(self, obj):
@@ -486,12 +461,12 @@ class Schedules(TunerObjects):
             if len(active) != 1:
                 return None  # the device wants active in every schedule write
             common = dict(common, active=active.pop())
-        return dev.schedule_to_device(common)
+        return api.schedule_to_device(common)
 
     def update(self, before, after):
-        body = dev.schedule_update_body(changed_leaves(dev.schedule_to_device(self.batch_part(before)),
-                                                       dev.schedule_to_device(self.batch_part(after))), after["active"])
-        post_to_tuner(self.client, after["tuner_id"], dev.TUNER_SCHEDULE % after["tuner_id"], body)
+        body = api.schedule_update_body(changed_leaves(api.schedule_to_device(self.batch_part(before)),
+                                                       api.schedule_to_device(self.batch_part(after))), after["active"])
+        post_to_tuner(self.client, after["tuner_id"], api.TUNER_SCHEDULE % after["tuner_id"], body)
 
 
 #: the warning when the role cannot set the state an activated schedule gives
@@ -506,42 +481,36 @@ def follow_schedules(resource, result, check_mode):
     change) would leave its tuner as it was until the next event: its latest event before now,
     wrapping around the week, is applied here (``POST /tuner/{id}/state``, admin). A schedule
     left as it was is left to its events (an idempotent run reads nothing more).
-    Adds to ``result``: ``scheduled_states``, the change and its difference, the diff."""
+    Adds to ``result``: ``scheduled_states``, and each state set as the engine reports a
+    consequence (report_consequence)."""
     written = {change["key"] for change in result.get("changes", []) if change["action"] == "update"}
     owned = {obj["tuner_id"]: obj for obj in result.get("after", [])
              if obj["tuner_id"] in written and obj.get("active") and any((obj.get("events") or {}).values())}
     if not owned:
         return result
-    time_read = dev.read_time(resource.client)
-    clock = dev.device_clock(time_read)
+    time_read = api.read_time(resource.client)
+    clock = api.device_clock(time_read)
     if clock is None:
-        raise ShapeError("GET %s" % dev.DATETIME, "datetime", sorted(time_read),
+        raise ShapeError("GET %s" % api.DATETIME, "datetime", sorted(time_read),
                          expected="an ISO 8601 time, to tell which schedule event applies now; got %s"
                          % quoted(time_read.get("datetime")))
     day, minute = clock
     states, warnings = [], result.setdefault("warnings", [])
     for tid, schedule in sorted(owned.items()):
-        state = dev.state_at(schedule, day, minute)
-        now = dev.STATE_NAMES[resource._raw[tid]["state"]]
+        state = api.state_at(schedule, day, minute)
+        now = resource.operating_state(tid)
         if state is None or state == now:
             continue
-        at = (dev.DAYS[day], dev.clock(minute))
+        at = (api.DAYS[day], api.clock(minute))
         if resource.client.role != "admin":
             warnings.append(SCHEDULED_STATE_DENIED % (tid, state, at[0], at[1], now, resource.client.role, now))
             continue
         if not check_mode:
-            post_to_tuner(resource.client, tid, dev.TUNER_STATE % tid, dev.tuner_state_body(state))
+            post_to_tuner(resource.client, tid, api.TUNER_STATE % tid, api.tuner_state_body(state))
         states.append({"tuner_id": tid, "before": now, "after": state, "datetime": time_read.get("datetime")})
-        difference = {"path": "operating_state", "current": now, "declared": state}
-        for change in result["changes"]:
-            if change["key"] == tid:
-                change.setdefault("differences", []).append(difference)
-        diff = result.get("diff") or {}
-        for side, value in (("before", now), ("after", state)):
-            if isinstance((diff.get(side) or {}).get(tid), dict):
-                diff[side][tid] = dict(diff[side][tid], operating_state=value)
+        report_consequence(result, tid, "operating_state", now, state)
     if not warnings:
         result.pop("warnings")
     if states:
-        result.update(changed=True, scheduled_states=states)
+        result["scheduled_states"] = states
     return result

@@ -8,9 +8,9 @@ request holds: api.py and api_backup.py."""
 from __future__ import annotations
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.format import FORMAT_1
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import replace_settings
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api_backup as fm_backup
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine_settings import replace_settings
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api
+from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api_backup
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import parts
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.resources import (
     Schedules,
@@ -45,13 +45,13 @@ def steps(client, doc, network, check_mode, sections):
 
 def restore_conf(client, doc, network, check_mode):
     """The monitor's /conf, verbatim, in one write when it differs."""
-    current = client.get(fm_device.CONF)
+    current = client.get(api.CONF)
     wanted = dict(doc["config"]["conf"] if doc["format"] == FORMAT_1 else doc["raw"]["conf"])
     if not network:  # keep the unit's own address and name
-        wanted = fm_backup.conf_keeping_network(wanted, current)
+        wanted = api_backup.conf_keeping_network(wanted, current)
     # written in the backup's order, and without the clock the backup read (the unit keeps its own)
-    result = replace_settings(current, fm_backup.conf_ordered(wanted), lambda body: client.post(fm_device.CONF, body),
-                              lambda: client.get(fm_device.CONF), check_mode, fm_backup.conf_ordered)
+    result = replace_settings(current, api_backup.conf_ordered(wanted), lambda body: client.post(api.CONF, body),
+                              lambda: client.get(api.CONF), check_mode, api_backup.conf_ordered)
     if "lost_answers" in result:
         result["lost_answers"] = [dict(item, key="conf") for item in result["lost_answers"]]
     return result
@@ -61,10 +61,10 @@ def tuner_steps(client, tuners, check_mode):
     """What the monitor shows of its tuners outside /conf, each section as the step that
     restores it: on a device whose /conf carried all of it, these find nothing to write."""
     # an active schedule sets its tuner's state (fm_tuner refuses to set it too): left to the schedule
-    settings = [fm_backup.without(fm_device.tuner_from_device(raw), ("station_id",) + (
-        ("operating_state",) if fm_device.schedule_active(raw) else ())) for raw in tuners]
-    thresholds = [fm_device.tuner_thresholds(raw) for raw in tuners]
-    schedules = [fm_device.tuner_schedule(raw) for raw in tuners]
+    settings = [api_backup.without(api.tuner_from_device(raw), ("station_id",) + (
+        ("operating_state",) if api.schedule_active(raw) else ())) for raw in tuners]
+    thresholds = [api.tuner_thresholds(raw) for raw in tuners]
+    schedules = [api.tuner_schedule(raw) for raw in tuners]
     return {"tuners": lambda: reconcile_tuners(Tuners(client), settings, None, "merged", check_mode),
             "thresholds": lambda: reconcile_tuners(Thresholds(client), thresholds, None, "merged", check_mode),
             "schedules": lambda: reconcile_tuners(Schedules(client), schedules, None, "merged", check_mode)}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import (
     UNREACHABLE,
     Conflict,
@@ -36,15 +36,15 @@ POLL = 0.25
 
 # -- SD card and recording --------------------------------------------------------------
 def _card(client, names):
-    return dev.card_from_device(client.post(dev.SDCARD_STATUS, idempotent=True), names)
+    return api.card_from_device(client.post(api.SDCARD_STATUS, idempotent=True), names)
 
 
 def _files(client):
-    return dev.files_from_device(client.post(dev.SDCARD_FILES, idempotent=True))
+    return api.files_from_device(client.post(api.SDCARD_FILES, idempotent=True))
 
 
 def _ids_to_names(inputs):
-    return {dev.input_id_of(raw): dev.input_name_of(raw) for raw in inputs}
+    return {api.input_id_of(raw): api.input_name_of(raw) for raw in inputs}
 
 
 def _file(files, filename):
@@ -91,29 +91,29 @@ def _start(client, params, check_mode, dest):
     raw = one_input(named, params["input"], "input")
     card = _card(client, _ids_to_names(inputs))
     rec = card["recording"]
-    if rec and rec["input"] == dev.input_name_of(raw):
+    if rec and rec["input"] == api.input_name_of(raw):
         return {"changed": False, "recording": rec, "card": card, "msg": "input %r is already recording to %s" % (
-            dev.input_name_of(raw), rec["filename"])}
-    if dev.input_state(raw) != "ok":
-        why = "monitoring is stopped" if dev.input_state(raw) == "paused" else "it has no signal"
-        raise Conflict(["input: %r has no stream to record (%s)" % (dev.input_name_of(raw), why)])
+            api.input_name_of(raw), rec["filename"])}
+    if api.input_state(raw) != "ok":
+        why = "monitoring is stopped" if api.input_state(raw) == "paused" else "it has no signal"
+        raise Conflict(["input: %r has no stream to record (%s)" % (api.input_name_of(raw), why)])
     _idle(card, "start a recording")
     if check_mode:
-        return {"changed": True, "card": card, "msg": "would start recording input %r" % dev.input_name_of(raw)}
-    started = client.post(dev.RECORD_START % dev.input_id_of(raw), dev.record_body(params.get("duration"),
+        return {"changed": True, "card": card, "msg": "would start recording input %r" % api.input_name_of(raw)}
+    started = client.post(api.RECORD_START % api.input_id_of(raw), api.record_body(params.get("duration"),
                                                                                    params.get("size")))
     names = _ids_to_names(inputs)
-    recording = dev.recording_from_device(started, names)
+    recording = api.recording_from_device(started, names)
     return {"changed": True, "recording": recording, "card": _card(client, names),
-            "msg": "recording input %r to %s" % (dev.input_name_of(raw), recording["filename"])}
+            "msg": "recording input %r to %s" % (api.input_name_of(raw), recording["filename"])}
 
 
 def _stop(client, params, check_mode, dest):
     inputs, named = inputs_by_name(client)
-    wanted = dev.input_name_of(one_input(named, params["input"], "input")) if params.get("input") else None
+    wanted = api.input_name_of(one_input(named, params["input"], "input")) if params.get("input") else None
     names = _ids_to_names(inputs)
-    raw = client.post(dev.SDCARD_STATUS, idempotent=True)
-    card = dev.card_from_device(raw, names)
+    raw = client.post(api.SDCARD_STATUS, idempotent=True)
+    card = api.card_from_device(raw, names)
     rec = card["recording"]
     if not rec or (wanted is not None and rec["input"] != wanted):
         return {"changed": False, "card": card, "msg": "input %r is not recording" % wanted if wanted
@@ -121,13 +121,13 @@ def _stop(client, params, check_mode, dest):
     if check_mode:
         return {"changed": True, "card": card, "msg": "would stop recording input %r (file %s)" % (
             rec["input"], rec["filename"])}
-    finished = dev.finished_file(client.get(dev.RECORD_STOP % dev.recording_input_id(raw), idempotent=False))
+    finished = api.finished_file(client.get(api.RECORD_STOP % api.recording_input_id(raw), idempotent=False))
     return {"changed": True, "file": finished,
             "card": _card(client, names), "msg": "stopped recording input %r" % rec["input"]}
 
 
 def _list(client, params, check_mode, dest):
-    inputs = client.get(dev.INPUTS)
+    inputs = client.get(api.INPUTS)
     return {"changed": False, "card": _card(client, _ids_to_names(inputs)), "files": _files(client)}
 
 
@@ -145,10 +145,10 @@ def _download(client, params, check_mode, dest):
     if check_mode:
         return {"changed": True, "file": {"filename": filename, "dest": dest, "size": entry["size"]},
                 "msg": "would download %s (%d bytes) to %s" % (filename, entry["size"], dest)}
-    once = dev.download_token(client.get(dev.SDCARD_DOWNLOAD_TOKEN))
+    once = api.download_token(client.get(api.SDCARD_DOWNLOAD_TOKEN))
     register_secret(once)  # issued: masked in every output (a device may echo the query in an error)
     # one-time: a retry could only be refused, so the GET is not retried
-    changed, info = download(client, dev.SDCARD_DOWNLOAD, dest, params=dev.download_query(filename, once),
+    changed, info = download(client, api.SDCARD_DOWNLOAD, dest, params=api.download_query(filename, once),
                              idempotent=False)
     del once
     return {"changed": changed, "file": dict(info, filename=filename),
@@ -161,12 +161,12 @@ def _delete(client, params, check_mode, dest):
         return {"changed": False, "msg": "the SD card has no file %r" % filename}
     if check_mode:
         return {"changed": True, "msg": "would delete %s" % filename}
-    client.post(dev.SDCARD_DELETE, params=dev.delete_query(filename))
+    client.post(api.SDCARD_DELETE, params=api.delete_query(filename))
     return {"changed": True, "msg": "deleted %s" % filename}
 
 
 def _delete_all(client, params, check_mode, dest):
-    inputs = client.get(dev.INPUTS)
+    inputs = client.get(api.INPUTS)
     card = _card(client, _ids_to_names(inputs))
     files = [f for f in _files(client) if not f["recording"]]
     _idle(card, "delete every file")
@@ -174,19 +174,19 @@ def _delete_all(client, params, check_mode, dest):
         return {"changed": False, "card": card, "msg": "the SD card holds no capture file"}
     if check_mode:
         return {"changed": True, "card": card, "msg": "would delete %d file(s)" % len(files)}
-    client.post(dev.SDCARD_DELETE_ALL)
+    client.post(api.SDCARD_DELETE_ALL)
     return {"changed": True, "card": _card(client, _ids_to_names(inputs)), "msg": "deleted %d file(s)" % len(files)}
 
 
 def _prepare(client, params, check_mode, dest):
     operation = params["operation"]
-    inputs = client.get(dev.INPUTS)
+    inputs = client.get(api.INPUTS)
     names = _ids_to_names(inputs)
     card = _card(client, names)
     _idle(card, operation + " the card")
     if check_mode:
         return {"changed": True, "card": card, "msg": "would %s the SD card" % operation}
-    card = dev.card_from_device(client.post(dev.SDCARD_PREPARE[operation]), names)
+    card = api.card_from_device(client.post(api.SDCARD_PREPARE[operation]), names)
     deadline = time.monotonic() + params["wait_timeout"]
     while card["status"] == "preparing" and params["wait_timeout"] > 0:
         if time.monotonic() > deadline:
@@ -207,35 +207,35 @@ def statistics(client, params, check_mode):
     """ts_statistics: one action; the module's result."""
     operation = params["operation"]
     if operation == "download_mib":
-        dest = destination(params["dest"], dev.MIB_FILENAME)
+        dest = destination(params["dest"], api.MIB_FILENAME)
         if check_mode:
             return {"changed": True, "msg": "would download the MIB to %s (changed only if it differs)" % dest}
-        changed, info = download(client, dev.SNMP_MIB, dest)
+        changed, info = download(client, api.SNMP_MIB, dest)
         return {"changed": changed, "file": info, "msg": "MIB %s %s" % ("written to" if changed else "unchanged in", dest)}
     if operation in ("reset_current", "clear_archive"):
         what = "reset the current statistics of every input" if operation == "reset_current" \
             else "clear the statistics archive"
         if not check_mode:
-            client.delete(dev.STATISTICS_CURRENT if operation == "reset_current" else dev.STATISTICS_ARCHIVE)
+            client.delete(api.STATISTICS_CURRENT if operation == "reset_current" else api.STATISTICS_ARCHIVE)
         return {"changed": True, "msg": ("would " if check_mode else "did ") + what}
     if operation == "download_alerts":
         destination(params["dest"], "alerts.csv")  # its folder must exist: checked before any request
     named = inputs_by_name(client)[1]
     if operation == "download_alerts":
         raw = one_input(named, params["input"], "input")
-        name = device_name(dev.ALERTS_CSV_FILENAME % dev.input_id_of(raw), "the alert log of input %r" % dev.input_name_of(raw))
+        name = device_name(api.ALERTS_CSV_FILENAME % api.input_id_of(raw), "the alert log of input %r" % api.input_name_of(raw))
         dest = destination(params["dest"], name)
         if check_mode:
             return {"changed": True, "msg": "would download the alert log of input %r to %s (changed only if it"
-                                            " differs)" % (dev.input_name_of(raw), dest)}
-        changed, info = download(client, dev.INPUT_ALERTS_CSV % dev.input_id_of(raw), dest)
+                                            " differs)" % (api.input_name_of(raw), dest)}
+        changed, info = download(client, api.INPUT_ALERTS_CSV % api.input_id_of(raw), dest)
         return {"changed": changed, "file": info, "msg": "alert log of input %r %s %s" % (
-            dev.input_name_of(raw), "written to" if changed else "unchanged in", dest)}
+            api.input_name_of(raw), "written to" if changed else "unchanged in", dest)}
     chosen = [one_input(named, name, "inputs[%d]" % index) for index, name in enumerate(params["inputs"])]
     if not check_mode:
         for raw in chosen:
-            client.get(dev.INPUT_RESET_STATISTICS % dev.input_id_of(raw), idempotent=False)  # GET, but an action
-    names = [dev.input_name_of(raw) for raw in chosen]
+            client.get(api.INPUT_RESET_STATISTICS % api.input_id_of(raw), idempotent=False)  # GET, but an action
+    names = [api.input_name_of(raw) for raw in chosen]
     listed = ", ".join(repr(n) for n in names) or "no input"
     return {"changed": bool(chosen), "inputs": names,
             "msg": "%s the statistics and alert log of %s" % ("would reset" if check_mode else "reset", listed)}

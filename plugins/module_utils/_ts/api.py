@@ -9,11 +9,12 @@ documented in simulator/README.md; meeting a real device means changing this fil
 
 from __future__ import annotations
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._device_interface import Request, network_settings_requests
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_api
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import Request
 from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Declared, list_or_empty, not_renamed, where_of
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import ShapeError
 
-LOGIN = ("/api/user/login", {})
+LOGIN = Request("/api/user/login", {})
 
 INPUTS = "/api/inputs"
 INPUT = "/api/inputs/%d"
@@ -312,21 +313,21 @@ def input_own_from_module(monitoring, scte35, thumbnails):
 
 
 def input_own_requests(input_id, before, after):
-    """``[(method, path, body)]``: the writes that bring an input's monitoring, SCTE-35 and
+    """``[Request]``: the writes that bring an input's monitoring, SCTE-35 and
     thumbnails (device shape, thumbnails without unset keys) from ``before`` to ``after``, in
     that order, each through its own endpoint. A GET among them writes."""
     requests = []
     if "monitoring" in after and bool(before.get("monitoring")) != bool(after["monitoring"]):
-        requests.append(("GET", (INPUT_START if after["monitoring"] else INPUT_STOP) % input_id, None))
+        requests.append(Request((INPUT_START if after["monitoring"] else INPUT_STOP) % input_id, method="GET"))
     scte = (after.get("scte35") or {}).get("enabled")
     if scte is not None and (before.get("scte35") or {}).get("enabled") != scte:
-        requests.append(("POST", INPUT_SCTE_TOGGLE % input_id, scte35_body(scte)))
+        requests.append(Request(INPUT_SCTE_TOGGLE % input_id, scte35_body(scte)))
     thumbs = after.get("thumbnails") or {}
     if thumbs and (before.get("thumbnails") or {}) != thumbs:
         if thumbs.get("enabled"):
-            requests.append(("POST", INPUT_THUMBNAILS_ENABLE % input_id, thumbnails_body(thumbs["pid"])))
+            requests.append(Request(INPUT_THUMBNAILS_ENABLE % input_id, thumbnails_body(thumbs["pid"])))
         else:
-            requests.append(("GET", INPUT_THUMBNAILS_DISABLE % input_id, None))
+            requests.append(Request(INPUT_THUMBNAILS_DISABLE % input_id, method="GET"))
     return requests
 
 
@@ -349,6 +350,11 @@ SNMP_LIST_MAX = 16
 def snmp_from_device(raw):
     return {"enabled": bool(raw.get("enabled")), "listen_addresses": list(raw.get("listen_addresses") or []),
             "trap_addresses": list(raw.get("trap_addresses") or [])}
+
+
+def snmp_body(settings):
+    """Body of ``POST /snmp/settings``: the settings object whole, in snmp_from_device's shape."""
+    return {key: settings[key] for key in ("enabled",) + SNMP_LISTS}
 
 
 # ASI-to-IP converter, one per ASI port
@@ -561,11 +567,6 @@ def epg_query(options):
     return body
 
 
-def system_log_query(options):
-    """Query string of ``GET /system/log``: the bounds given."""
-    return {k: v for k, v in options.items() if v is not None}
-
-
 def timezone_from_device(raw):
     """The IANA name ``GET /system/timezone`` gives."""
     return raw["timezone"]
@@ -594,7 +595,7 @@ UPGRADE = "/api/system/upgrade"
 #: timezones are IANA names, validated against the device's own list
 TIMEZONE_KIND = "name"
 #: the remote syslog port is a field of its own (remote_syslog.port), not part of the server
-SYSLOG_PORT = True
+SYSLOG_HAS_PORT_FIELD = True
 NETWORK_KEYS = ("dhcp", "address", "netmask", "gateway", "dns")
 
 
@@ -608,10 +609,6 @@ def read_network(client):
     # the saved hostname waits for a reboot like the rest of the saved settings
     out["hostname"] = raw.get("pending_hostname") or raw.get("hostname")
     return out
-
-
-def network_requests(after):
-    return network_settings_requests(NETWORK, HOSTNAME, NETWORK_KEYS, after)
 
 
 def read_firmware_version(client):
@@ -638,8 +635,8 @@ def time_requests(before, after, set_clock):
     body = {"enable_ntp": after["ntp"], "ntp_servers": after["ntp_servers"]}
     if set_clock:
         body["datetime"] = after["datetime"]
-    return [Request(DATETIME, ("ntp", "ntp_servers"), body, forced=set_clock),
-            Request(TIMEZONE, ("timezone",), {"timezone": after["timezone"]})]
+    return [Request(DATETIME, body, ("ntp", "ntp_servers"), forced=set_clock),
+            Request(TIMEZONE, {"timezone": after["timezone"]}, ("timezone",))]
 
 
 def read_logging(client):
@@ -661,8 +658,8 @@ def write_logging(client, after):
                                                  if key in after["remote_syslog"]}})
 
 
-def set_password(client, role, password):
-    client.post(PASSWORD, {"role": role, "password": password})
+#: the same on both devices: every device file answers it (_device_interface.COMMON)
+alive_uptime = _device_api.alive_uptime
 
 
 def read_identity(client):
@@ -670,12 +667,6 @@ def read_identity(client):
     raw = client.get(DEVICE_INFO)
     return {"model": raw.get("model"), "serial_number": raw.get("serial_number"),
             "firmware_version": raw.get("firmware_version")}
-
-
-def alive_uptime(answer):
-    """Seconds since boot in the answer to ``GET {ALIVE}`` (a reboot is seen when it falls);
-    None when the answer does not give it."""
-    return answer.get("system_uptime")
 
 
 # -- what the collection reads of each answer (device_compatibility reports on it) ------

@@ -98,6 +98,11 @@ def backup_profiles(client, factory_name=None):
     return current, ids, names
 
 
+def backup_profile_body(obj):
+    """The body that creates a profile of a backup: the profile as the backup holds it."""
+    return dict(obj)
+
+
 def backup_profile_update(before, after, device_name):
     """The body of a profile update that makes ``before`` (named ``device_name`` on the
     device) ``after``: the fields that change, and the entries that change."""

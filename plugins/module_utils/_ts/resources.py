@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as dev
-from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Resource, reconcile_read_back
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import send_all
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Resource
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine_settings import reconcile_read_back
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import Conflict, InputError, quoted
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
 
@@ -28,7 +30,7 @@ class Inputs(Resource):
     otherwise the profiles are read as without it."""
 
     key = "name"
-    element_id = staticmethod(dev.input_id_of)
+    element_id = staticmethod(api.input_id_of)
     noun = "input"
     atomic = ("source",)
 
@@ -47,8 +49,8 @@ class Inputs(Resource):
             elif pid is not None and (isinstance(pid, bool) or not isinstance(pid, int)):
                 check.fail("alert_profile_ids.%s" % name, "must be a profile id (an integer), got %s" % quoted(pid))
         for index, obj in enumerate(desired):
-            if not 1 <= len(obj["name"]) <= dev.NAME_MAX or not obj["name"].strip():
-                check.fail("config[%d].name" % index, "must be 1 to %d characters, not only spaces" % dev.NAME_MAX)
+            if not 1 <= len(obj["name"]) <= api.NAME_MAX or not obj["name"].strip():
+                check.fail("config[%d].name" % index, "must be 1 to %d characters, not only spaces" % api.NAME_MAX)
             where = "config[%d] (%s): source" % (index, obj["name"])
             if "source" not in obj:
                 if run.state in ("replaced", "overridden"):
@@ -64,9 +66,9 @@ class Inputs(Resource):
             elif kind == "unicast" and value.get("address") is not None:
                 check.ipv4(where + ".unicast.address", value["address"])
             elif kind == "asi":
-                check.choice(where + ".asi.port", value["port"], dev.ASI_PORTS)
+                check.choice(where + ".asi.port", value["port"], api.ASI_PORTS)
             elif kind in ("t2mi", "rf"):
-                for field, high in (dev.T2MI_MAX if kind == "t2mi" else dev.RF_MAX).items():
+                for field, high in (api.T2MI_MAX if kind == "t2mi" else api.RF_MAX).items():
                     check.between("%s.%s.%s" % (where, kind, field), value[field], 0, high)
         for index, obj in enumerate(desired):
             thumbs = obj.get("thumbnails")
@@ -74,7 +76,7 @@ class Inputs(Resource):
             if thumbs and thumbs.get("enabled") is False and thumbs.get("pid") is not None:
                 check.fail(where, "only with enabled=true (disabled thumbnails have no PID)")
             elif thumbs and thumbs.get("pid") is not None:
-                check.between(where, thumbs["pid"], 0, dev.PID_MAX)
+                check.between(where, thumbs["pid"], 0, api.PID_MAX)
         return check.problems
 
     def read_for(self, desired, run):
@@ -83,13 +85,13 @@ class Inputs(Resource):
         return self.read(set() if run.state == "deleted" else {obj.get("alert_profile") or None for obj in desired})
 
     def read(self, wanted_profiles=frozenset()):
-        inputs = self.client.get(dev.INPUTS)
-        used = {dev.input_profile_id(raw) for raw in inputs}
+        inputs = self.client.get(api.INPUTS)
+        used = {api.input_profile_id(raw) for raw in inputs}
         # ids None: profiles that ts_alert_profile would create (check mode), not on the device yet
         known = {name: pid for name, pid in self.known_profiles.items() if pid is not None}
         planned = [name for name, pid in self.known_profiles.items() if pid is None]
         # the factory profile is known by its id, whatever its name
-        factory_known = None not in wanted_profiles or dev.FACTORY_PROFILE_ID in known.values()
+        factory_known = None not in wanted_profiles or api.FACTORY_PROFILE_ID in known.values()
         named = {name for name in wanted_profiles if name is not None}
         if self.profiles_read:
             pass  # a read-back after a lost answer: the profiles are known already
@@ -100,16 +102,16 @@ class Inputs(Resource):
         for name in planned:
             self.profiles.setdefault(name, None)
         names = {pid: name for name, pid in self.profiles.items()}
-        return self.index((raw, self.normalise(dev.input_from_device(raw, names))) for raw in inputs)
+        return self.index((raw, self.normalise(api.input_from_device(raw, names))) for raw in inputs)
 
     def _read_profiles(self):
-        self.profiles = dev.profile_ids(self.client.get(dev.PROFILES))
+        self.profiles = api.profile_ids(self.client.get(api.PROFILES))
         self.profiles_read = True
 
     def factory_profile(self):
         """The name of the factory profile, which an input gets when it names none: the
         analyzer's profile FACTORY_PROFILE_ID, whatever it is called (None: not among the profiles)."""
-        return next((name for name, pid in self.profiles.items() if pid == dev.FACTORY_PROFILE_ID), None)
+        return next((name for name, pid in self.profiles.items() if pid == api.FACTORY_PROFILE_ID), None)
 
     def check_against(self, desired, current, run):
         problems = []
@@ -123,7 +125,7 @@ class Inputs(Resource):
                 profile = self.factory_profile()
                 if profile is None:
                     problems.append("config[%d] (%s): alert_profile: required, the analyzer has no factory profile"
-                                    " (id %d) to give the input" % (index, obj["name"], dev.FACTORY_PROFILE_ID))
+                                    " (id %d) to give the input" % (index, obj["name"], api.FACTORY_PROFILE_ID))
             if profile is not None and profile not in self.profiles:
                 problems.append("config[%d] (%s): alert_profile: the analyzer has no profile %r (it has: %s)" % (
                     index, obj["name"], profile, ", ".join(sorted(self.profiles)) or "none"))
@@ -145,39 +147,35 @@ class Inputs(Resource):
         return obj
 
     def create(self, after):
-        created = self.client.post(dev.INPUTS, dev.input_body(after, self.profiles[after["alert_profile"]]))
-        before = dict(dev.features_from_device(created), monitoring=dev.created_monitoring(created))
-        self._set_own(dev.input_id_of(created), before, after)
+        created = self.client.post(api.INPUTS, api.input_body(after, self.profiles[after["alert_profile"]]))
+        before = dict(api.features_from_device(created), monitoring=api.created_monitoring(created))
+        self._set_own(api.input_id_of(created), before, after)
 
     def update(self, before, after):
         raw = self.raw[before["name"]]
         if any(before.get(k) != after.get(k) for k in CONFIG_KEYS):
-            self.client.post(dev.INPUT % dev.input_id_of(raw), dev.input_body(after, self.profiles[after["alert_profile"]], raw))
-        self._set_own(dev.input_id_of(raw), before, after)
+            self.client.post(api.INPUT % api.input_id_of(raw), api.input_body(after, self.profiles[after["alert_profile"]], raw))
+        self._set_own(api.input_id_of(raw), before, after)
 
     def delete(self, before):
-        self.delete_copy(dev.input_id_of(self.raw[before["name"]]))
+        self.delete_copy(api.input_id_of(self.raw[before["name"]]))
 
     def delete_copy(self, ident):
-        self.client.delete(dev.INPUT % ident)
+        delete_input(self.client, ident)
 
     def _set_own(self, input_id, before, after):
-        """Monitoring, SCTE-35 and thumbnails, each through its own endpoint where it changes."""
-        send_input_own(self.client, dev.input_own_requests(input_id, _own(before), _own(after)))
+        set_input_own(self.client, input_id, _own(before), _own(after))
 
 
-def send_input_own(client, requests):
-    """Sends an input's own-endpoint writes (dev.input_own_requests), in their order."""
-    for method, path, body in requests:
-        if method == "GET":
-            client.get(path, idempotent=False)  # GET, but a write: never retried blindly on a connection error
-        else:
-            client.post(path, body)
+def set_input_own(client, input_id, before, after):
+    """An input's monitoring, SCTE-35 and thumbnails (``before`` and ``after`` in the device's
+    shape), each through its own endpoint where it changes: for ts_input and the restore."""
+    send_all(client, api.input_own_requests(input_id, before, after))
 
 
 def _own(obj):
     """The fields of an input object (module shape) that have their own endpoints, in the device's shape."""
-    return dev.input_own_from_module(obj["monitoring"], _feature(obj, "scte35"), _feature(obj, "thumbnails"))
+    return api.input_own_from_module(obj["monitoring"], _feature(obj, "scte35"), _feature(obj, "thumbnails"))
 
 
 def _feature(obj, name):
@@ -192,10 +190,10 @@ def _feature(obj, name):
 
 def inputs_by_name(client):
     """``GET /inputs`` as (the list, {name: [element, ...]}); one read."""
-    inputs = client.get(dev.INPUTS)
+    inputs = client.get(api.INPUTS)
     named = {}
     for raw in inputs:
-        named.setdefault(dev.input_name_of(raw), []).append(raw)
+        named.setdefault(api.input_name_of(raw), []).append(raw)
     return inputs, named
 
 
@@ -206,7 +204,7 @@ def one_input(named, name, where):
         return found[0]
     if found:
         raise Conflict(["%s: the analyzer has several inputs named %r (ids %s); rename them on the device" % (
-            where, name, ", ".join(str(dev.input_id_of(raw)) for raw in found))])
+            where, name, ", ".join(str(api.input_id_of(raw)) for raw in found))])
     raise InputError(["%s: the analyzer has no input %r (it has: %s)" % (
         where, name, ", ".join(repr(n) for n in sorted(named)) or "none")])
 
@@ -217,7 +215,7 @@ class Profiles(Resource):
     write per profile that differs."""
 
     key = "name"
-    element_id = staticmethod(dev.profile_id_of)
+    element_id = staticmethod(api.profile_id_of)
     noun = "alert profile"
     #: the states in which ``reset_factory`` sets the factory profile, when not listed, to factory values
     RESETS_FACTORY = ("replaced", "overridden")
@@ -232,8 +230,8 @@ class Profiles(Resource):
     def check(self, desired, run):
         check = Checker()
         for index, obj in enumerate(desired):
-            if not 1 <= len(obj["name"]) <= dev.NAME_MAX or not obj["name"].strip():
-                check.fail("config[%d].name" % index, "must be 1 to %d characters, not only spaces" % dev.NAME_MAX)
+            if not 1 <= len(obj["name"]) <= api.NAME_MAX or not obj["name"].strip():
+                check.fail("config[%d].name" % index, "must be 1 to %d characters, not only spaces" % api.NAME_MAX)
             errors = obj.get("errors")
             if errors is None or run.state == "deleted":
                 continue
@@ -243,29 +241,29 @@ class Profiles(Resource):
                 continue
             for name, entry in errors.items():
                 at = "%s.%s" % (where, name)
-                if name not in dev.ERROR_NAMES:
-                    check.fail(at, "unknown error name; the analyzer knows %s" % ", ".join(dev.ERROR_NAMES))
+                if name not in api.ERROR_NAMES:
+                    check.fail(at, "unknown error name; the analyzer knows %s" % ", ".join(api.ERROR_NAMES))
                 if not isinstance(entry, dict):
-                    check.fail(at, "must be a dictionary of %s, got %s" % (", ".join(dev.ENTRY_FIELDS), quoted(entry)))
+                    check.fail(at, "must be a dictionary of %s, got %s" % (", ".join(api.ENTRY_FIELDS), quoted(entry)))
                     continue
                 for field, value in entry.items():
-                    if field in dev.ENTRY_FLAGS:
+                    if field in api.ENTRY_FLAGS:
                         check.boolean("%s.%s" % (at, field), value)
                     elif field == "alert_type":
-                        check.choice("%s.%s" % (at, field), value, dev.ALERT_TYPES)
-                    elif field in dev.ENTRY_NUMBERS:
+                        check.choice("%s.%s" % (at, field), value, api.ALERT_TYPES)
+                    elif field in api.ENTRY_NUMBERS:
                         check.number("%s.%s" % (at, field), value, 0)
                     else:
-                        check.fail("%s.%s" % (at, field), "unknown field; use %s" % ", ".join(dev.ENTRY_FIELDS))
+                        check.fail("%s.%s" % (at, field), "unknown field; use %s" % ", ".join(api.ENTRY_FIELDS))
         return check.problems
 
     def read(self):
-        return self.index((raw, self.normalise(dev.profile_from_device(raw))) for raw in self.client.get(dev.PROFILES))
+        return self.index((raw, self.normalise(api.profile_from_device(raw))) for raw in self.client.get(api.PROFILES))
 
     def factory_profile(self):
         """The name of the factory profile read: the analyzer's profile FACTORY_PROFILE_ID,
         whatever it is called (None: not among the profiles read)."""
-        return next((name for name, raw in self.raw.items() if dev.profile_id_of(raw) == dev.FACTORY_PROFILE_ID), None)
+        return next((name for name, raw in self.raw.items() if api.profile_id_of(raw) == api.FACTORY_PROFILE_ID), None)
 
     def _reset(self, desired, run):
         """The factory profile's name when ``reset_factory`` keeps it at factory values in this run
@@ -282,8 +280,8 @@ class Profiles(Resource):
         check mode too, takes inputs that name it."""
         names = [obj["name"] for obj in result.get("after", result.get("gathered", []))]
         if check_mode:
-            return {name: dev.profile_id_of(self.raw[name]) if name in self.raw else None for name in names}
-        return {name: dev.profile_id_of(self.raw[name]) for name in names if name in self.raw}
+            return {name: api.profile_id_of(self.raw[name]) if name in self.raw else None for name in names}
+        return {name: api.profile_id_of(self.raw[name]) for name in names if name in self.raw}
 
     def check_against(self, desired, current, run):
         """Profiles to delete must not be the factory one, nor used by an input."""
@@ -303,14 +301,14 @@ class Profiles(Resource):
             return "profile %r (config is empty, so state=deleted deletes every profile)" % name
 
         problems = []
-        for name in [n for n in doomed if dev.profile_id_of(self.raw[n]) == dev.FACTORY_PROFILE_ID]:
+        for name in [n for n in doomed if api.profile_id_of(self.raw[n]) == api.FACTORY_PROFILE_ID]:
             problems.append("%s: the factory profile cannot be deleted (the analyzer refuses);%s" % (
                 where(name), " list it to keep it" if run.state == "overridden" else " name the profiles to delete"))
-        doomed = [n for n in doomed if dev.profile_id_of(self.raw[n]) != dev.FACTORY_PROFILE_ID]
+        doomed = [n for n in doomed if api.profile_id_of(self.raw[n]) != api.FACTORY_PROFILE_ID]
         if doomed:
-            inputs = self.client.get(dev.INPUTS)
+            inputs = self.client.get(api.INPUTS)
             for name in doomed:
-                users = dev.inputs_using(inputs, dev.profile_id_of(self.raw[name]))
+                users = api.inputs_using(inputs, api.profile_id_of(self.raw[name]))
                 if users:
                     problems.append("%s: cannot be deleted, input(s) %s use it; give them another alert_profile"
                                     " first (ts_input)" % (where(name), ", ".join(repr(u) for u in users)))
@@ -321,26 +319,26 @@ class Profiles(Resource):
         return desired + [{"name": factory}] if factory is not None else desired
 
     def defaults(self):
-        return {"errors": {name: dev.factory_entry(name) for name in dev.ERROR_NAMES}}
+        return {"errors": {name: api.factory_entry(name) for name in api.ERROR_NAMES}}
 
     def normalise(self, obj):
         errors = obj.get("errors", {})
-        order = [n for n in dev.ERROR_NAMES if n in errors] + sorted(n for n in errors if n not in dev.ERROR_NAMES)
+        order = [n for n in api.ERROR_NAMES if n in errors] + sorted(n for n in errors if n not in api.ERROR_NAMES)
         return dict(obj, errors={n: errors[n] for n in order})
 
     def create(self, after):
-        self.client.post(dev.PROFILES, dev.profile_body(after))
+        self.client.post(api.PROFILES, api.profile_body(after))
 
     def update(self, before, after):
         changed = [n for n, entry in after["errors"].items() if before["errors"].get(n) != entry]
-        body = dev.profile_update_body(after, changed)
-        self.client.post(dev.PROFILE % dev.profile_id_of(self.raw[before["name"]]), body)
+        body = api.profile_update_body(after, changed)
+        self.client.post(api.PROFILE % api.profile_id_of(self.raw[before["name"]]), body)
 
     def delete(self, before):
-        self.delete_copy(dev.profile_id_of(self.raw[before["name"]]))
+        self.delete_copy(api.profile_id_of(self.raw[before["name"]]))
 
     def delete_copy(self, ident):
-        self.client.delete(dev.PROFILE % ident)
+        delete_profile(self.client, ident)
 
 
 class Converters(Resource):
@@ -354,8 +352,8 @@ class Converters(Resource):
         check = Checker()
         for index, obj in enumerate(desired):
             where = "config[%d] (ASI %s)" % (index, obj["asi_port"])
-            check.choice(where + ": asi_port", obj["asi_port"], dev.ASI_PORTS)
-            given = [k for k in dev.CONVERTER_SETTINGS if k in obj]
+            check.choice(where + ": asi_port", obj["asi_port"], api.ASI_PORTS)
+            given = [k for k in api.CONVERTER_SETTINGS if k in obj]
             if given and obj.get("running") is False:
                 check.fail("%s: %s" % (where, ", ".join(given)), "only with running=true (a stopped converter sends"
                            " nothing, its settings are not in effect)")
@@ -367,7 +365,7 @@ class Converters(Resource):
             if "multicast_port" in obj:
                 check.port(where + ": multicast_port", obj["multicast_port"])
             if "ttl" in obj:
-                check.between(where + ": ttl", obj["ttl"], 1, dev.TTL_MAX)
+                check.between(where + ": ttl", obj["ttl"], 1, api.TTL_MAX)
         return check.problems
 
     def check_against(self, desired, current, run):
@@ -380,17 +378,17 @@ class Converters(Resource):
                 base = self.defaults()
             where = "config[%d] (ASI %s)" % (index, obj["asi_port"])
             running = obj.get("running", base["running"])
-            given = [k for k in dev.CONVERTER_SETTINGS if k in obj]
+            given = [k for k in api.CONVERTER_SETTINGS if k in obj]
             if not running and given:
                 problems.append("%s: running: the converter is stopped; set running=true to start it with %s" % (
                     where, ", ".join(given)))
-            missing = [k for k in dev.CONVERTER_SETTINGS if k not in obj and k not in base]
+            missing = [k for k in api.CONVERTER_SETTINGS if k not in obj and k not in base]
             if running and missing:
                 problems.append("%s: %s: required to start a stopped converter" % (where, ", ".join(missing)))
         return problems
 
     def read(self):
-        return {dev.converter_port(raw): dev.converter_from_device(raw) for raw in self.client.get(dev.CONVERTERS)}
+        return {api.converter_port(raw): api.converter_from_device(raw) for raw in self.client.get(api.CONVERTERS)}
 
     def defaults(self):
         return {"running": False}
@@ -398,14 +396,33 @@ class Converters(Resource):
     def normalise(self, obj):
         if obj.get("running"):
             return obj
-        return {k: v for k, v in obj.items() if k not in dev.CONVERTER_SETTINGS}
+        return {k: v for k, v in obj.items() if k not in api.CONVERTER_SETTINGS}
 
     def update(self, before, after):
         if after["running"]:
-            self.client.post(dev.CONVERTER_START % after["asi_port"], dev.converter_body(after))
+            start_converter(self.client, after["asi_port"], api.converter_body(after))
         else:
-            # GET, but a write: never retried blindly on a connection error.
-            self.client.get(dev.CONVERTER_STOP % after["asi_port"], idempotent=False)
+            stop_converter(self.client, after["asi_port"])
+
+
+# -- the writes that ts_input, ts_alert_profile, ts_converter and the restore (_ts/restore.py,
+# in the device's shapes) make alike
+def delete_input(client, input_id):
+    client.delete(api.INPUT % input_id)
+
+
+def delete_profile(client, profile_id):
+    client.delete(api.PROFILE % profile_id)
+
+
+def start_converter(client, port, settings_body):
+    """Start the converter of ASI ``port`` with ``settings_body`` (a running one takes them)."""
+    client.post(api.CONVERTER_START % port, settings_body)
+
+
+def stop_converter(client, port):
+    # GET, but a write: never retried blindly on a connection error.
+    client.get(api.CONVERTER_STOP % port, idempotent=False)
 
 
 def check_snmp(params):
@@ -421,15 +438,15 @@ def check_snmp(params):
                                    for index, address in enumerate(params["trap_addresses"])]
     for key, addresses in lists.items():
         # too many whatever the device has, unless they are to be removed
-        if params.get("lists") != "remove" and len(set(addresses)) > dev.SNMP_LIST_MAX:
-            check.fail(key, "the analyzer takes at most %d addresses, %d given" % (dev.SNMP_LIST_MAX, len(set(addresses))))
+        if params.get("lists") != "remove" and len(set(addresses)) > api.SNMP_LIST_MAX:
+            check.fail(key, "the analyzer takes at most %d addresses, %d given" % (api.SNMP_LIST_MAX, len(set(addresses))))
     if check.problems:
         raise InputError(check.problems)
     return lists
 
 
 def _snmp_normalise(settings):
-    return dict(settings, **{key: sorted(set(settings[key]), key=_address_order) for key in dev.SNMP_LISTS})
+    return dict(settings, **{key: sorted(set(settings[key]), key=_address_order) for key in api.SNMP_LISTS})
 
 
 def _address_order(address):
@@ -445,7 +462,7 @@ def snmp(client, params, check_mode, state="merged"):
     given = check_snmp(params)
 
     def read():
-        current = dev.snmp_from_device(client.get(dev.SNMP_SETTINGS))
+        current = api.snmp_from_device(client.get(api.SNMP_SETTINGS))
         return dict(current, trap_addresses=[Checker().ipv4_port("", a) or a for a in current["trap_addresses"]])
 
     def desired_from(current):
@@ -457,17 +474,17 @@ def snmp(client, params, check_mode, state="merged"):
                 desired[key] = [a for a in current[key] if a not in addresses]
             else:
                 desired[key] = addresses
-            if len(set(desired[key])) > dev.SNMP_LIST_MAX:
+            if len(set(desired[key])) > api.SNMP_LIST_MAX:
                 raise InputError(["%s: the analyzer takes at most %d addresses; with lists=%s there would be %d" % (
-                    key, dev.SNMP_LIST_MAX, params["lists"], len(set(desired[key])))])
+                    key, api.SNMP_LIST_MAX, params["lists"], len(set(desired[key])))])
         return desired
 
     def write(after):
-        client.post(dev.SNMP_SETTINGS, after)
+        client.post(api.SNMP_SETTINGS, api.snmp_body(after))
 
     if state == "gathered":
         return {"changed": False, "gathered": read()}
-    result = reconcile_read_back(read, desired_from, write, check_mode, atomic=dev.SNMP_LISTS, normalise=_snmp_normalise)
+    result = reconcile_read_back(read, desired_from, write, check_mode, atomic=api.SNMP_LISTS, normalise=_snmp_normalise)
     if params["lists"] == "add" and isinstance(result.get("after"), dict):
         # what the device keeps that was not given (the audit's information; drift with lists=replace)
         result["not_declared"] = {key: [a for a in result["after"].get(key) or [] if a not in addresses]

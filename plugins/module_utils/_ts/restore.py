@@ -11,15 +11,19 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.forma
 from ansible_collections.broadcast.monitoring.plugins.module_utils._backup.sections import restore_settings, two_passes
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Resource, reconcile, strip_unset
 from ansible_collections.broadcast.monitoring.plugins.module_utils._parts import restore_order
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
-from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api_backup as ts_backup
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api
+from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api_backup
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import parts
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources import (
     Converters,
     Inputs,
     Profiles,
-    send_input_own,
+    delete_input,
+    delete_profile,
+    set_input_own,
     snmp,
+    start_converter,
+    stop_converter,
 )
 
 
@@ -46,8 +50,8 @@ def _steps_2(client, saved, check_mode, sections):
     # pruned_after, parts.py).
     out = two_passes(sections, "alert_profiles", lambda: RawProfiles(client, factory), wanted, check_mode)
     out["inputs"] = lambda: reconcile(RawInputs(client, names), saved["inputs"], "overridden", check_mode)
-    out["snmp"] = lambda: restore_settings(client, ts_device.SNMP_SETTINGS, saved["snmp"], check_mode,
-                                           ts_backup.snmp_ordered)
+    out["snmp"] = lambda: restore_settings(client, api.SNMP_SETTINGS, saved["snmp"], check_mode,
+                                           api_backup.snmp_ordered)
     out["converters"] = lambda: reconcile(RawConverters(client), saved["converters"], "replaced", check_mode)
     return out
 
@@ -76,12 +80,12 @@ class RawProfiles(Resource):
         self.names = {}
 
     def read(self):
-        current, self.ids, self.names = ts_backup.backup_profiles(self.client, self.factory_name)
+        current, self.ids, self.names = api_backup.backup_profiles(self.client, self.factory_name)
         return current
 
     def normalise(self, obj):
         # entries in error-name order, as a backup stores them: their order means nothing
-        return ts_backup.entries_sorted(strip_unset(obj))
+        return api_backup.entries_sorted(strip_unset(obj))
 
     def attainable(self, before, target):
         # A profile update merges (update below sends what changes): a field, or an entry, that
@@ -103,23 +107,23 @@ class RawProfiles(Resource):
         if run.state != "overridden":
             return []
         listed = {obj["name"] for obj in desired}
-        doomed = [name for name in current if name not in listed and self.ids[name] != ts_device.FACTORY_PROFILE_ID]
+        doomed = [name for name in current if name not in listed and self.ids[name] != api.FACTORY_PROFILE_ID]
         if not doomed:
             return []
-        inputs = self.client.get(ts_device.INPUTS)
+        inputs = self.client.get(api.INPUTS)
         return ["profile %r (not in the backup): cannot be deleted, input(s) %s use it" % (
-            name, ", ".join(repr(u) for u in ts_device.inputs_using(inputs, self.ids[name])))
-            for name in doomed if ts_device.inputs_using(inputs, self.ids[name])]
+            name, ", ".join(repr(u) for u in api.inputs_using(inputs, self.ids[name])))
+            for name in doomed if api.inputs_using(inputs, self.ids[name])]
 
     def create(self, after):
-        self.client.post(ts_device.PROFILES, after)
+        self.client.post(api.PROFILES, api_backup.backup_profile_body(after))
 
     def update(self, before, after):
-        body = ts_backup.backup_profile_update(before, after, self.names.get(before["name"], before["name"]))
-        self.client.post(ts_device.PROFILE % self.ids[before["name"]], body)
+        body = api_backup.backup_profile_update(before, after, self.names.get(before["name"], before["name"]))
+        self.client.post(api.PROFILE % self.ids[before["name"]], body)
 
     def delete(self, before):
-        self.client.delete(ts_device.PROFILE % self.ids[before["name"]])
+        delete_profile(self.client, self.ids[before["name"]])
 
 
 class RawInputs(Resource):
@@ -128,7 +132,7 @@ class RawInputs(Resource):
     restore creates just before (in check mode those are not on the device yet)."""
 
     key = "name"
-    OWN_ENDPOINTS = ts_device.INPUT_OWN_ENDPOINTS
+    OWN_ENDPOINTS = api.INPUT_OWN_ENDPOINTS
 
     def __init__(self, client, planned=()):
         super().__init__(client)
@@ -137,35 +141,35 @@ class RawInputs(Resource):
         self.profiles = {}
 
     def read(self):
-        self.profiles, self.raw, current = ts_backup.backup_inputs(self.client)
+        self.profiles, self.raw, current = api_backup.backup_inputs(self.client)
         return current
 
     def check_against(self, desired, current, run):
         known = set(self.profiles) | set(self.planned)
-        return ["input %r: alerts_config: the analyzer has no profile %r" % (obj["name"], obj["alerts_config"]["profile_id"])
-                for obj in desired if obj["alerts_config"]["profile_id"] not in known]
+        return ["input %r: alerts_config: the analyzer has no profile %r" % (api.input_name_of(obj), api.input_profile_id(obj))
+                for obj in desired if api.input_profile_id(obj) not in known]
 
     def normalise(self, obj):
         return strip_unset(obj)
 
     def create(self, after):
-        created = self.client.post(ts_device.INPUTS, ts_backup.backup_input_body(after, self.profiles))
-        self._set_own(ts_device.input_id_of(created), ts_backup.without(created, ts_backup.INPUT_NOT_CONFIG), after)
+        created = self.client.post(api.INPUTS, api_backup.backup_input_body(after, self.profiles))
+        _set_own(self.client, api.input_id_of(created), api_backup.without(created, api_backup.INPUT_NOT_CONFIG), after)
 
     def update(self, before, after):
-        input_id = ts_device.input_id_of(self.raw[before["name"]])
-        if ts_backup.without(before, self.OWN_ENDPOINTS) != ts_backup.without(after, self.OWN_ENDPOINTS):
-            self.client.post(ts_device.INPUT % input_id, ts_backup.backup_input_updated(after, self.profiles, input_id))
-        self._set_own(input_id, before, after)
+        input_id = api.input_id_of(self.raw[before["name"]])
+        if api_backup.without(before, self.OWN_ENDPOINTS) != api_backup.without(after, self.OWN_ENDPOINTS):
+            self.client.post(api.INPUT % input_id, api_backup.backup_input_updated(after, self.profiles, input_id))
+        _set_own(self.client, input_id, before, after)
 
     def delete(self, before):
-        self.client.delete(ts_device.INPUT % ts_device.input_id_of(self.raw[before["name"]]))
+        delete_input(self.client, api.input_id_of(self.raw[before["name"]]))
 
-    def _set_own(self, input_id, before, after):
-        """Monitoring, SCTE-35 and thumbnails, each through its own endpoint where it changes."""
-        before = dict(before, thumbnails=strip_unset(before.get("thumbnails") or {}))
-        after = dict(after, thumbnails=strip_unset(after.get("thumbnails") or {}))
-        send_input_own(self.client, ts_device.input_own_requests(input_id, before, after))
+
+def _set_own(client, input_id, before, after):
+    """A backup's input holds its own-endpoint fields in the device's shape (thumbnails without unset keys)."""
+    set_input_own(client, input_id, dict(before, thumbnails=strip_unset(before.get("thumbnails") or {})),
+                  dict(after, thumbnails=strip_unset(after.get("thumbnails") or {})))
 
 
 class RawConverters(Resource):
@@ -177,7 +181,7 @@ class RawConverters(Resource):
     fixed = True
 
     def read(self):
-        return ts_backup.backup_converters(self.client)
+        return api_backup.backup_converters(self.client)
 
     def normalise(self, obj):
         return strip_unset(obj)
@@ -187,7 +191,7 @@ class RawConverters(Resource):
         # a start needs all of them): settings the backup lacks stay as the device keeps them.
         if target.get("running"):
             return target, []
-        kept = {key: before[key] for key in ts_device.CONVERTER_SETTINGS
+        kept = {key: before[key] for key in api.CONVERTER_SETTINGS
                 if before.get(key) is not None and target.get(key) is None}
         if not kept:
             return target, []
@@ -197,13 +201,13 @@ class RawConverters(Resource):
         return dict(target, **kept), [note]
 
     def update(self, before, after):
-        settings = ts_backup.backup_converter_settings(after)
+        settings = api_backup.backup_converter_settings(after)
         moved = any(before.get(key) != value for key, value in settings.items())
         if None not in settings.values() and (moved or (after.get("running") and not before.get("running"))):
-            self.client.post(ts_device.CONVERTER_START % after["port"], settings)
+            start_converter(self.client, after["port"], settings)
             before = dict(before, running=True)
         if before.get("running") and not after.get("running"):
-            self.client.get(ts_device.CONVERTER_STOP % after["port"], idempotent=False)
+            stop_converter(self.client, after["port"])
 
 
 class _InputsAfterProfiles(Inputs):

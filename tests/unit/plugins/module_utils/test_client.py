@@ -12,6 +12,7 @@ import pytest
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _errors as errors, _transport as transport
 from ansible_collections.broadcast.monitoring.plugins.module_utils._client import Client
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import Request
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import DeviceError
 
 PASSWORD = "s3cret-pass"
@@ -57,7 +58,7 @@ def make(script, password=PASSWORD, token=None, **kwargs):
         sleeps.append(seconds)
         clock[0] += seconds
 
-    client = Client("192.0.2.10", ("/api/user/login", {}), password=password, token=token, sleep=sleep,
+    client = Client("192.0.2.10", Request("/api/user/login", {}), password=password, token=token, sleep=sleep,
                     clock=lambda: clock[0], **kwargs)
     client.session = FakeSession(script)
     client.sleeps = sleeps
@@ -81,7 +82,7 @@ def test_logs_in_once_and_sends_bearer_token():
 def test_base_url_from_host_port_protocol():
     client = make([], port=8443, protocol="https")
     assert client.base_url == "https://192.0.2.10:8443"
-    ipv6 = Client("2001:db8::1", ("/login", {}), password="x")
+    ipv6 = Client("2001:db8::1", Request("/login", {}), password="x")
     assert ipv6.base_url == "http://[2001:db8::1]"
 
 
@@ -161,9 +162,9 @@ def test_error_statuses_map_to_kinds_with_device_code_and_message(status, kind):
 
 
 def test_tls_options_reach_the_session():
-    real = Client("h", ("/login", {}), password="x", protocol="https", ca_path="/etc/ca.pem")
+    real = Client("h", Request("/login", {}), password="x", protocol="https", ca_path="/etc/ca.pem")
     assert real.session.verify == "/etc/ca.pem"
-    assert Client("h", ("/login", {}), password="x", validate_certs=False).session.verify is False
+    assert Client("h", Request("/login", {}), password="x", validate_certs=False).session.verify is False
 
 
 def test_untrusted_certificate_says_how_to_fix_it():
@@ -204,7 +205,7 @@ def test_abort_ends_a_request_in_progress_from_another_thread_and_every_wait_unt
         with pytest.raises(errors.TransportError) as err:
             session.request("GET", url, timeout=0.2)
         assert err.value.kind == transport.READ_TIMEOUT  # sent again, and waited for its answer
-        client = Client("127.0.0.1", ("/api/user/login", {}), password=PASSWORD)
+        client = Client("127.0.0.1", Request("/api/user/login", {}), password=PASSWORD)
         client.session.abort()
         started = time.monotonic()
         client._sleep(30)  # the client's waits between retries are the session's

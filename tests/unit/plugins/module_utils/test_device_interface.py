@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import importlib
 import os
+import types
 
 import pytest
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_api as device_api
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _device_interface as device_interface, _system as system
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api as fm_device
@@ -37,8 +39,8 @@ def test_network_writes_only_what_changed(recording_client):
                           [("/net", {"dhcp": False, "address": "10.0.0.2", "dns": ["10.0.0.53"]})]),
                          (before, [])):
         client = recording_client()
-        system.send(client, before, after, device_interface.network_settings_requests(
-            "/net", "/host", ("dhcp", "address", "dns"), after))
+        api = types.SimpleNamespace(NETWORK="/net", HOSTNAME="/host", NETWORK_KEYS=("dhcp", "address", "dns"))
+        system.send(client, before, after, device_api.network_requests(api, after))
         assert client.sent() == posts
 
 

@@ -1,5 +1,6 @@
 """Issue 19: every response shape of a device is read in its device API files (_ts/api.py,
-_fm/api.py, and their backup and snapshot parts, api_backup.py and api_snapshot.py). The code
+_fm/api.py, their backup and snapshot parts, api_backup.py and api_snapshot.py, and what both
+share, _device_api.py). The code
 that plans and writes, the actions, the info readers and backup and restore take what the
 device files give and never index a device's answer by the device's field names, so a firmware that names or shapes an answer differently is met in one file per
 device type. Left out: the device files themselves, the files below them that speak the
@@ -18,7 +19,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODULE_UTILS = os.path.normpath(os.path.join(HERE, "..", "..", "..", "..", "plugins", "module_utils"))
 NOT_CONSUMERS = ("_ts/api.py", "_fm/api.py", "_ts/api_backup.py", "_fm/api_backup.py", "_ts/api_snapshot.py",
-                 "_fm/api_snapshot.py", "_transport.py", "_client.py", "_shapes.py", "_errors.py", "_offline.py")
+                 "_fm/api_snapshot.py", "_device_api.py", "_transport.py", "_client.py", "_shapes.py", "_errors.py", "_offline.py")
 ANSWER_NAMES = ("raw", "element", "created", "started", "answer", "stream", "station", "found")
 INDEXED = re.compile(r"\b(?:%s)(?:\[\s*\"|\.get\(\s*\")" % "|".join(ANSWER_NAMES))
 #: a request's answer indexed where it is read: client.get(...)["field"] (one level of nested parentheses)

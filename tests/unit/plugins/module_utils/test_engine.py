@@ -13,16 +13,18 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._errors impor
     PartialFailure,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import (
-    MERGE_ATTEMPTS,
     Change,
     Resource,
     differences,
     merge,
     reconcile,
+    strip_unset,
+)
+from ansible_collections.broadcast.monitoring.plugins.module_utils._engine_settings import (
+    MERGE_ATTEMPTS,
     reconcile_read_back,
     reconcile_settings,
     replace_settings,
-    strip_unset,
     write_settings,
 )
 

@@ -20,7 +20,6 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.resources
     Thresholds,
     Tuners,
     reconcile_tuners,
-    tuner_requests,
 )
 
 
@@ -161,21 +160,25 @@ def test_tuner_info_has_all_parts():
     assert info["schedule"]["active"] is False and info["measured"]["tuned"] is False
 
 
+def _requests(before, after, station_id=None):
+    return [(request.path, request.body) for request in dev.tuner_requests(before, after, station_id)]
+
+
 def test_tuner_requests_order_and_bodies():
     before = dict(dev.factory_tuner(2), station_id=None)
     after = copy.deepcopy(before)
     after.update(name="New", frequency=99000, operating_state="enabled", muted=True)
     after["hw_settings"]["lna_gain"] = 3
     after["stream"].update(enabled=True, bitrate=64)
-    assert tuner_requests(before, after) == [
+    assert _requests(before, after) == [
         ("/api/tuner/2/state", {"state": 1}),
         ("/api/tuner/2/muted", {"muted": True}),
         ("/api/tuner/2/stream", {"enabled": True, "stream": {"bitrate": 64}}),
         ("/api/tuner/2/settings", {"name": "New", "hw_settings": {"lna_gain": 3}, "frequency": 99000}),
     ]
     tuned = dict(before, frequency=99000, station_id=4)
-    assert tuner_requests(before, tuned, station_id=4) == [("/api/tuner/2/station", {"station_id": 4})]
-    assert tuner_requests(before, before) == []
+    assert _requests(before, tuned, station_id=4) == [("/api/tuner/2/station", {"station_id": 4})]
+    assert _requests(before, before) == []
 
 
 def test_each_tuner_hook_stands_on_its_own(recording_client):

@@ -30,8 +30,8 @@ def test_device_state_onboarding_and_purge_follow_the_registry(registry):
     names = [part.name for part in registry.PARTS]
     steps = state_parts.PARTS[registry.KIND]
     assert [step.name for step in steps if steps.index(step) == [s.name for s in steps].index(step.name)] == names
-    assert [(step.module, step.kind, step.shared) for step in steps[:3]] == [
-        (part.module, part.kind, part.shared) for part in registry.PARTS[:3]]
+    assert [(step.module, step.kind, step.common_part) for step in steps[:3]] == [
+        (part.module, part.kind, part.common_part) for part in registry.PARTS[:3]]
     assert [read.part for read in onboard.READS[registry.KIND]] == names
     assert [read.module for read in onboard.READS[registry.KIND]] == [part.module for part in registry.PARTS]
     assert state_parts.PURGED[registry.KIND] == tuple(part.name for part in registry.PARTS if part.purged)

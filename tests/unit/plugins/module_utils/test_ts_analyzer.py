@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as dev
+from ansible_collections.broadcast.monitoring.plugins.module_utils._device_api import send_all
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import Run, reconcile
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import InputError
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.actions import destination
@@ -14,7 +15,6 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._ts.resources
     Inputs,
     Profiles,
     check_snmp,
-    send_input_own,
     snmp,
 )
 from ansible_collections.broadcast.monitoring.plugins.module_utils._validate import Checker
@@ -92,11 +92,11 @@ def test_an_inputs_own_writes_are_built_once_for_the_module_and_the_restore(reco
     assert dev.input_own_from_module("started", False, {"enabled": False}) == off
     assert dev.input_own_from_module("stopped", True, {"enabled": True, "pid": 100}) == on
     client = recording_client()
-    send_input_own(client, dev.input_own_requests(7, off, on))
+    send_all(client, dev.input_own_requests(7, off, on))
     assert [(w["method"], w["path"], w["body"]) for w in client.writes] == [
         ("GET", dev.INPUT_STOP % 7, None), ("POST", dev.INPUT_SCTE_TOGGLE % 7, {"enabled": True}),
         ("POST", dev.INPUT_THUMBNAILS_ENABLE % 7, {"pid": 100})]
-    assert [(m, p) for m, p, _body in dev.input_own_requests(7, on, off)] == [
+    assert [(r.method, r.path) for r in dev.input_own_requests(7, on, off)] == [
         ("GET", dev.INPUT_START % 7), ("POST", dev.INPUT_SCTE_TOGGLE % 7), ("GET", dev.INPUT_THUMBNAILS_DISABLE % 7)]
     assert dev.input_own_requests(7, on, on) == []
 
