@@ -57,17 +57,18 @@ def page_dom(path, fragment=""):
 
 class Dom(html.parser.HTMLParser):
     """What the tests look at in a dumped page: the body's data attributes, each device row (its
-    attributes and text) and every element name."""
+    attributes and text), every element name and every attribute name."""
 
     def __init__(self, text):
         super().__init__(convert_charrefs=True)
-        self.body, self.rows, self.tags, self._row = {}, [], [], None
+        self.body, self.rows, self.tags, self.attributes, self._row = {}, [], [], set(), None
         self.text = text
         self.feed(text)
 
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)
         attrs = dict(attrs)
+        self.attributes.update(attrs)
         if tag == "body":
             self.body = attrs
         elif tag == "tr" and "data-state" in attrs:
