@@ -26,6 +26,7 @@ import sys
 import time
 
 from . import cases, config, fleet_bench
+from .__main__ import collections_path
 from tests.functional import fleet_page
 
 OUT = os.path.join(fleet_bench.ROOT, "build", "bench-fleet-status")
@@ -34,16 +35,6 @@ PAGE_LIMIT_BYTES = 2 * 1024 * 1024
 RENDER_LIMIT_S = 2.0
 #: one device in PROBLEM_EVERY loses a signal (input 1 of an analyzer, tuner 0 of an FM monitor)
 PROBLEM_EVERY = 20
-
-
-def collections_path():
-    """build/collections with this tree linked in (as ``make link`` does)."""
-    base = os.path.join(fleet_bench.ROOT, "build", "collections")
-    link = os.path.join(base, "ansible_collections", "broadcast", "monitoring")
-    os.makedirs(os.path.dirname(link), exist_ok=True)
-    if not os.path.islink(link):
-        os.symlink(fleet_bench.ROOT, link)
-    return base
 
 
 def lose_signals(sim):
