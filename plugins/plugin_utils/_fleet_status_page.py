@@ -43,14 +43,17 @@ details ul{margin:.2rem 0;padding-left:1.2rem}
  thead{display:none}
  table,tbody,tr,td{display:block;width:auto}
  tr{border:1px solid #8886;margin:.5rem 0;padding:.2rem}
- td{border:0;padding:.15rem .3rem}
+ td{border:0;padding:.15rem .3rem;overflow-wrap:anywhere}
  td::before{content:attr(data-label) ": ";font-weight:bold}
 }
 @media print{
  form,th button::after{display:none}
- body{margin:0;font-size:10pt}
+ body{margin:0;font-size:8pt}
+ th,td{padding:.1rem .2rem;overflow-wrap:anywhere}
+ tbody tr[hidden]{display:table-row!important}
  tr{break-inside:avoid}
- details>*{display:block}
+ details::details-content{content-visibility:visible;display:block}
+ summary{list-style:none}
 }
 """
 

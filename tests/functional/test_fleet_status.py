@@ -4,6 +4,7 @@ firmware. The JSON, the metrics (parsed back with prometheus_client, checked by 
 page (rendered by headless Chromium: rows, order, marks, filters, no console error, device text
 shown as text) each show those first and marked. Nothing is written to any device."""
 
+import html
 import json
 import re
 import socket
@@ -22,6 +23,8 @@ from .test_awx_pipeline import (Job, SLICES, assert_no_secret, awx_slices, effec
                                 set_password, slice_inventory, sliced_job)
 
 HOSTILE = "<img src=x onerror=alert(1)>"
+#: a device whose inventory name is markup (a second inventory entry for fm-002)
+HOSTILE_DEVICE = "<img src=x onerror=alert(document.domain)>"
 GONE = "ts-gone"
 SITES = {"studio_north": ["ts-001", "fm-001"], "transmitter_south": ["ts-002", "ts-003", "fm-002", GONE]}
 OLD_FIRMWARE = "0.9.0"
@@ -82,6 +85,8 @@ def inventory(sim, path):
     data["all"]["vars"]["broadcast_monitoring_password"] = "admin"
     data["all"]["children"]["ts_analyzers"]["hosts"][GONE] = {
         "ansible_host": "127.0.0.1", "device_port": closed_port(), "device_type": "ts_analyzer"}
+    data["all"]["children"]["fm_monitors"]["hosts"][HOSTILE_DEVICE] = dict(
+        data["all"]["children"]["fm_monitors"]["hosts"]["fm-002"])
     for site, hosts in SITES.items():
         data["all"]["children"][site] = {"hosts": {host: {} for host in hosts}}
     path.write_text(yaml.safe_dump(data, sort_keys=False))
@@ -111,8 +116,9 @@ def status(fleet, collections_path, tmp_path_factory):
         "--check", "-e", "fleet_status_audit_report=audit.json", "-e", "@artifacts.json"])
     assert code == 0, output
     hosts = recap(output)
-    assert set(hosts) == {"ts-001", "ts-002", "ts-003", "fm-001", "fm-002", GONE}, output
+    assert set(hosts) == {"ts-001", "ts-002", "ts-003", "fm-001", "fm-002", GONE}, output  # recap() reads no spaces
     assert all(counts["failed"] == 0 for counts in hosts.values()), output
+    assert re.search("^" + re.escape(HOSTILE_DEVICE) + r"\s+: ok=\d+ .* failed=0 ", output, re.M), output
     for device in fleet.devices:
         assert writes(fleet, device) == [], device.name
     return output, folder
@@ -128,9 +134,9 @@ def test_the_json_lists_the_problems_first_each_marked(status):
     names = [d["name"] for d in doc["devices"]]
     states = {d["name"]: d["state"] for d in doc["devices"]}
     assert {n: states[n] for n in PROBLEMS} == PROBLEMS, doc["devices"]
-    assert states["fm-002"] == "ok", doc["devices"]
+    assert states["fm-002"] == "ok" and states[HOSTILE_DEVICE] == "ok", doc["devices"]
     assert names[:5] == ["fm-001", "ts-002", GONE, "ts-001", "ts-003"], names
-    assert doc["counts"] == {"devices": 6, "critical": 2, "unreachable": 1, "warning": 2, "ok": 1}
+    assert doc["counts"] == {"devices": 7, "critical": 2, "unreachable": 1, "warning": 2, "ok": 2}
     assert doc["sources"]["validation"] == ["broadcast_monitoring_validation_7"] and len(doc["sources"]["audit"]) == 1
     device = {d["name"]: d for d in doc["devices"]}
     assert device["ts-002"]["working"] == 0 and device["ts-002"]["declared"] is None
@@ -181,6 +187,9 @@ def test_the_metrics_say_the_same_and_promtool_passes(status):
     assert samples["broadcast_monitoring_input_receiving"][
         (("device", "ts-002"), ("input", "Sport"), ("type", "ts_analyzer"))] == 0
     assert samples["broadcast_monitoring_drift"][(("device", "ts-001"), ("type", "ts_analyzer"))] == 1
+    assert samples["broadcast_monitoring_device_up"][(("device", GONE), ("type", "ts_analyzer"))] == 0
+    assert samples["broadcast_monitoring_firmware_outdated"][(("device", "ts-003"), ("type", "ts_analyzer"))] == 1
+    assert samples["broadcast_monitoring_device_up"][(("device", HOSTILE_DEVICE), ("type", "fm_monitor"))] == 1
     assert samples["broadcast_monitoring_validation_failed"][(("device", "ts-003"), ("type", "ts_analyzer"))] == 1
     assert [v for k, v in samples["broadcast_monitoring_tuner_locked"].items() if ("device", "fm-001") in k] == [0]
     # the hostile input name is an escaped label value, read back as it was
@@ -194,25 +203,129 @@ def test_the_page_in_chromium_shows_the_problems_first_and_filters(status):
     page = status[1] / "fleet-status.html"
     text = page.read_text()
     # self-contained: no element loads anything, the style imports nothing
-    assert not re.search(r"<[a-z]+[^>]*\s(src|href)=", text) and "url(" not in text and "@import" not in text
+    assert not {"src", "href", "srcset", "data"} & fleet_page.Dom(text).attributes, "an element loads something"
+    style = text.split("<style>", 1)[1].split("</style>", 1)[0]
+    assert "url(" not in style and "@import" not in style
+    # a strict policy: nothing from anywhere, no inline code but the page's own by hash
+    policy = html.unescape(re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', text).group(1))
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+    assert directives["default-src"] == "'none'" and directives["base-uri"] == "'none'", policy
+    assert re.fullmatch(r"'sha256-[A-Za-z0-9+/]+=*'", directives["script-src"]), policy
+    assert re.fullmatch(r"'sha256-[A-Za-z0-9+/]+=*'", directives["style-src"]), policy
     dom, console = fleet_page.page_dom(page)
     assert console == [], console
     assert dom.body.get("data-ready") == "1", "the page's script did not run"
     assert [r["data-name"] for r in dom.rows][:5] == ["fm-001", "ts-002", GONE, "ts-001", "ts-003"]
-    assert len(dom.shown()) == 6 and dom.body.get("data-shown") == "6"
+    assert len(dom.shown()) == 7 and dom.body.get("data-shown") == "7"
     rows = {r["data-name"]: r for r in dom.rows}
+    assert rows["fm-001"]["class"] == "critical" and "not locked" in rows["fm-001"]["text"]
     assert rows["ts-002"]["class"] == "critical" and "off air" in rows["ts-002"]["text"]
     assert rows[GONE]["class"] == "unreachable" and "unreachable" in rows[GONE]["text"]
-    assert "older than" in rows["ts-003"]["text"] and PLANTED in rows["ts-003"]["text"]
+    assert rows["ts-003"]["class"] == "warning" and "older than" in rows["ts-003"]["text"]
+    assert re.search(r'<td data-label="Firmware" class="warn">%s \(older than ' % re.escape(OLD_FIRMWARE), dom.text)
+    assert PLANTED in rows["ts-003"]["text"]
     assert rows["ts-001"]["class"] == "warning" and "snmp" in rows["ts-001"]["text"] and rows["fm-002"]["class"] == "ok"
-    # device text is text: the hostile input name shows as written, and no image element exists
+    # device text is text: the hostile device and input names show as written, and no image element exists
     assert HOSTILE in rows["ts-001"]["text"] and "img" not in dom.tags
-    for fragment, expected in [("state=critical", ["fm-001", "ts-002"]), ("type=fm_monitor", ["fm-001", "fm-002"]),
+    assert rows[HOSTILE_DEVICE]["class"] == "ok" and HOSTILE_DEVICE in rows[HOSTILE_DEVICE]["text"]
+    for fragment, expected in [("state=critical", ["fm-001", "ts-002"]),
+                               ("type=fm_monitor", ["fm-001", "fm-002", HOSTILE_DEVICE]),
                                ("site=studio_north", ["fm-001", "ts-001"]), ("state=problem", list(PROBLEMS)),
                                ("state=unreachable&type=ts_analyzer", [GONE]), ("q=ts-00", ["ts-002", "ts-003", "ts-001"])]:
         dom, console = fleet_page.page_dom(page, fragment)
         assert console == [] and sorted(dom.shown()) == sorted(expected), (fragment, dom.shown(), console)
         assert dom.body.get("data-shown") == str(len(expected))
+
+
+#: each device row as laid out: its box, its state mark (the first cell's coloured edge and the
+#: state word), and whether its detail's lines are rendered
+ROWS_LAID_OUT = """Array.prototype.map.call(document.querySelectorAll("tbody tr"), function(row) {
+  var box = row.getBoundingClientRect(), cell = row.cells[0], mark = row.querySelector(".state"),
+      markBox = mark.getBoundingClientRect(), lines = row.querySelectorAll("details li");
+  return {name: row.dataset.name, state: row.dataset.state, shown: row.checkVisibility(),
+          display: getComputedStyle(row).display, left: box.left, right: box.right, top: box.top,
+          height: box.height, mark: mark.checkVisibility() ? mark.textContent : null,
+          markLeft: markBox.left, markRight: markBox.right,
+          edge: getComputedStyle(cell).borderLeftWidth + " " + getComputedStyle(cell).borderLeftStyle,
+          lines: lines.length, linesShown: Array.prototype.filter.call(lines, function(li) {
+            return li.checkVisibility(); }).length};
+})"""
+#: how wide the page is laid out, against the viewport
+WIDTHS = "[document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth]"
+#: a phone's viewport: CSS pixels, touch, device pixels per CSS pixel
+PHONE = {"width": 390, "height": 844, "mobile": True, "scale": 3}
+#: an A4 portrait page's printable width in CSS pixels (210 mm less Chromium's default margins of 0.4 in)
+PRINTED_WIDTH = 718
+
+
+def assert_fits(widths):
+    document, body, viewport = widths
+    assert document <= viewport and body <= viewport, "laid out %s px wide for %s px" % (max(document, body), viewport)
+
+
+def test_the_page_reads_on_a_phone(status):
+    """On a phone (390 x 844, device emulation): one card per device, the page never scrolls
+    sideways, not even with every device's detail open, and the problem rows come first on the
+    first screen with their marks (coloured edge, state word) inside the screen's width."""
+    with fleet_page.Browser() as browser:
+        browser.open(status[1] / "fleet-status.html", **PHONE)
+        assert browser.console == [] and browser.evaluate("document.body.dataset.ready") == "1", browser.console
+        assert_fits(browser.evaluate(WIDTHS))
+        rows = browser.evaluate(ROWS_LAID_OUT)
+        assert browser.evaluate("getComputedStyle(document.querySelector('thead')).display") == "none"
+        assert len(rows) == 7 and all(row["display"] == "block" and row["shown"] for row in rows), rows
+        problems = [row for row in rows if row["state"] != "ok"]
+        assert [row["name"] for row in problems] == [row["name"] for row in rows[:5]], rows
+        assert rows[0]["top"] < PHONE["height"], rows[0]
+        for row in problems:
+            assert 0 <= row["left"] and row["right"] <= PHONE["width"], row
+            assert row["mark"] == row["state"] and 0 <= row["markLeft"] and row["markRight"] <= PHONE["width"], row
+            assert row["edge"] == "4px solid", row
+        browser.evaluate("document.querySelectorAll('details').forEach(function(d) { d.open = true; }), 0")
+        assert_fits(browser.evaluate(WIDTHS))
+        for row in browser.evaluate(ROWS_LAID_OUT):
+            assert row["linesShown"] == row["lines"] and row["right"] <= PHONE["width"], row
+        assert browser.console == [], browser.console
+
+
+def test_the_page_prints_every_device_with_its_detail(status, tmp_path):
+    """Printed (print media emulated, on an A4 page's width): every device's row, even those the
+    screen's filter hides, each with its detail's lines; no filter controls; no column cut off.
+    Chromium prints it to a PDF."""
+    page = status[1] / "fleet-status.html"
+    with fleet_page.Browser() as browser:
+        browser.open(page, "state=critical", width=PRINTED_WIDTH, media="print")
+        assert browser.console == [] and browser.evaluate("document.body.dataset.shown") == "2", browser.console
+        assert browser.evaluate("getComputedStyle(document.getElementById('filters')).display") == "none"
+        assert_fits(browser.evaluate(WIDTHS))
+        rows = browser.evaluate(ROWS_LAID_OUT)
+        assert len(rows) == 7, rows
+        for row in rows:
+            assert row["shown"] and row["height"] > 0 and row["mark"] == row["state"], row
+            assert row["lines"] > 0 and row["linesShown"] == row["lines"], row
+        text = browser.evaluate("document.body.innerText")
+        assert "input Sport: off air" in text and HOSTILE in text and HOSTILE_DEVICE in text
+        printed = browser.pdf(paperWidth=8.27, paperHeight=11.69)
+        assert printed.startswith(b"%PDF-") and printed.count(b"/Type /Page") >= 1
+        (tmp_path / "fleet-status.pdf").write_bytes(printed)
+        # the screen keeps the filter: the print rules apply to print only
+        browser.open(page, "state=critical", width=PRINTED_WIDTH)
+        assert sorted(row["name"] for row in browser.evaluate(ROWS_LAID_OUT) if row["shown"]) == ["fm-001", "ts-002"]
+
+
+def test_the_page_sorts_by_a_column(status):
+    """A column header sorts the rows by it, again the other way round; problems first as loaded."""
+    with fleet_page.Browser() as browser:
+        browser.open(status[1] / "fleet-status.html")
+        order = "Array.prototype.map.call(document.querySelectorAll('tbody tr'), function(r) { return r.dataset.name; })"
+        loaded = browser.evaluate(order)
+        assert loaded[:5] == ["fm-001", "ts-002", GONE, "ts-001", "ts-003"]
+        click = "document.querySelector('th[data-key=name] button').click(), 0"
+        browser.evaluate(click)
+        assert browser.evaluate(order) == sorted(loaded, key=lambda name: name.lower()), browser.evaluate(order)
+        browser.evaluate(click)
+        assert browser.evaluate(order) == sorted(loaded, key=lambda name: name.lower(), reverse=True)
+        assert browser.console == [], browser.console
 
 
 def test_a_script_the_page_policy_does_not_allow_is_a_console_error(status, tmp_path):
