@@ -120,7 +120,7 @@ def fleet_status(data, kind, audit=None, validation=None, rollout=None, sources=
             return status.metrics(doc)
         except ImportError as err:
             raise AnsibleFilterError("fleet_status: %s" % err) from err
-    return page.page(doc, dict((k, v["label"]) for k, v in status.DEVICE_TYPES.items()), status.STATES)
+    return page.page(doc, status.page_views(), status.STATES)
 
 
 class FilterModule:

@@ -42,8 +42,9 @@ BY_FILE = {
     # what the registry of device types (_devices.py) and the code it serves ask of a device type
     "device_type": ("NAME", "LABEL", "ITEMS", "ITEM", "INFO_MODULE", "DETECT", "api", "api_backup", "api_snapshot",
                     "snapshot", "restore", "parts", "rules", "arguments", "validation",
-                    "events"),
+                    "events", "status"),
     "arguments": ("BUILD", "SECOND_PASS", "more_args"),
+    "status": ("ITEMS_LABEL", "PRIORITY1", "item", "items_summary"),
 }
 
 

@@ -21,10 +21,10 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._swu import c
 FORMAT = "broadcast.monitoring.fleet_status/1"
 
 #: What the status knows per device type, from the registry of device types (_devices.py): its
-#: label and what its items are called.
-DEVICE_TYPES = {kind.NAME: {"label": kind.LABEL, "items": kind.ITEMS, "item": kind.ITEM} for kind in devices.every()}
-#: the tuner states in which a tuner is off by choice (_snapshot.IDLE_TUNER_STATES)
-IDLE_TUNER_STATES = ("disabled", "sleep")
+#: label, what its items are called, and its folder's status.py (how an item reads, how the
+#: page sums the items up).
+DEVICE_TYPES = {kind.NAME: {"label": kind.LABEL, "items": kind.ITEMS, "item": kind.ITEM, "status": kind.status()}
+                for kind in devices.every()}
 #: device states, worst first: the page and the JSON list devices in this order
 STATES = ("critical", "unreachable", "warning", "ok")
 #: the validation and rollout outcomes that are a problem of the device
@@ -32,42 +32,19 @@ VALIDATION_PROBLEMS = ("failed",)
 ROLLOUT_PROBLEMS = ("regression", "upgrade failed", "bundle refused")
 
 
+def page_views():
+    """What the page shows per device type (_fleet_status_page.page): its label, the heading of
+    its items, whether they have priority-1 errors, and how a device's items are summed up."""
+    return {name: {"label": kind["label"], "items_label": kind["status"].ITEMS_LABEL,
+                   "priority1": kind["status"].PRIORITY1, "summary": kind["status"].items_summary}
+            for name, kind in DEVICE_TYPES.items()}
+
+
 def _text(value):
     """A value from outside as plain text (never None)."""
     return "" if value is None else str(value)
 
 
-def _item_ts(raw):
-    monitored = raw.get("monitoring") is not False
-    errors = [_text(e) for e in raw.get("priority1_errors") or []]
-    off_air = monitored and raw.get("receiving") is not True
-    return {
-        "id": raw.get("id"), "name": _text(raw.get("name")), "kind": "input",
-        "in_use": monitored, "working": raw.get("receiving") is True,
-        "state": _text(raw.get("state")), "bitrate": raw.get("bitrate"),
-        "priority1_errors": errors, "alarms": [_text(a) for a in raw.get("alarms") or []],
-        "problem": "off air (%s)" % _text(raw.get("state")) if off_air else (
-            "priority-1 errors: %s" % ", ".join(errors) if errors and monitored else ""),
-        "critical": off_air,
-    }
-
-
-def _item_fm(raw):
-    enabled = raw.get("state") not in IDLE_TUNER_STATES
-    locked = raw.get("tuned") is True
-    alarms = [_text(a) for a in raw.get("alarms") or []]
-    unlocked = enabled and not locked
-    return {
-        "id": raw.get("id"), "name": _text(raw.get("name")), "kind": "tuner",
-        "in_use": enabled, "working": enabled and locked,
-        "state": _text(raw.get("state")), "frequency": raw.get("frequency"), "rssi": raw.get("rssi"),
-        "signal_ok": raw.get("signal_ok") is True, "priority1_errors": [], "alarms": alarms if enabled else [],
-        "problem": "not locked" if unlocked else ("alarms: %s" % ", ".join(alarms) if enabled and alarms else ""),
-        "critical": unlocked,
-    }
-
-
-ITEM_READERS = {"ts_analyzer": _item_ts, "fm_monitor": _item_fm}
 
 
 def _audit(result):
@@ -115,7 +92,7 @@ def device_entry(name, reading, audit=None, validation=None, rollout=None):
         "audit": _audit(audit), "validation": _validation(validation), "rollout": _rollout(rollout),
     }
     if reachable and kind in DEVICE_TYPES:
-        items = [ITEM_READERS[kind](raw) for raw in snapshot.get(DEVICE_TYPES[kind]["items"]) or [] if isinstance(raw, dict)]
+        items = [DEVICE_TYPES[kind]["status"].item(raw) for raw in snapshot.get(DEVICE_TYPES[kind]["items"]) or [] if isinstance(raw, dict)]
         entry.update(items=items, working=sum(1 for i in items if i["working"]),
                      in_use=sum(1 for i in items if i["in_use"]),
                      priority1_errors=sum(len(i["priority1_errors"]) for i in items),

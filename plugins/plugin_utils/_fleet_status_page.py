@@ -121,7 +121,7 @@ TEMPLATE = """<!DOCTYPE html>
 <label>State <select name="state"><option value="">all</option><option value="problem">with a problem</option>
 {%- for state in states %}<option value="{{ state }}">{{ state }}</option>{% endfor %}</select></label>
 <label>Type <select name="type"><option value="">all</option>
-{%- for kind in types %}<option value="{{ kind }}">{{ type_labels.get(kind, kind) }}</option>{% endfor %}</select></label>
+{%- for kind in types %}<option value="{{ kind }}">{{ type_views.get(kind, {}).get('label', kind) }}</option>{% endfor %}</select></label>
 <label>Site <select name="site"><option value="">all</option>
 {%- for group in groups %}<option value="{{ group }}">{{ group }}</option>{% endfor %}</select></label>
 <label>Name <input name="q" type="search" size="12"></label>
@@ -151,17 +151,16 @@ TEMPLATE = """<!DOCTYPE html>
 {%- if item.alarms %}; alarms: {{ item.alarms | join(', ') }}{% endif %}</li>{% endfor %}</ul>{% endif %}
 {%- if dev.validation and dev.validation.messages %}<ul class="validation">{% for m in dev.validation.messages %}<li>{{ m }}</li>{% endfor %}</ul>{% endif %}
 </details></td>
-<td data-label="Type">{{ type_labels.get(dev.type, dev.type) }}</td>
+<td data-label="Type">{{ type_views.get(dev.type, {}).get('label', dev.type) }}</td>
 <td data-label="Model">{{ dev.model }}</td>
 <td data-label="Firmware"{% if dev.firmware_outdated %} class="warn"{% endif %}>{{ dev.firmware_version }}
 {%- if dev.firmware_outdated %} (older than {{ doc.newest_firmware.get(dev.type, '') }}){% endif %}</td>
 <td data-label="Reachable"{% if not dev.reachable %} class="bad"{% endif %}>{{ 'yes' if dev.reachable else 'no' }}</td>
 {%- if dev.reachable %}
-<td data-label="{{ 'Inputs' if dev.type == 'ts_analyzer' else 'Tuners' }}"{% if dev.working < dev.in_use %} class="bad"{% endif %}>
-{%- if dev.type == 'ts_analyzer' %}{{ dev.working }} receiving /
-{%- if dev.declared is not none %} {{ dev.declared }} declared{% else %} {{ dev['items'] | length }} on the device{% endif %}
-{%- else %}{{ dev.working }} locked / {{ dev.in_use }} enabled{% endif %}</td>
-<td data-label="Priority-1 errors"{% if dev.priority1_errors %} class="bad"{% endif %}>{{ dev.priority1_errors if dev.type == 'ts_analyzer' else '' }}</td>
+{%- set view = type_views.get(dev.type, {}) %}
+<td data-label="{{ view.get('items_label', 'Items') }}"{% if dev.working < dev.in_use %} class="bad"{% endif %}>
+{{- view.summary(dev) if view.summary else '' }}</td>
+<td data-label="Priority-1 errors"{% if dev.priority1_errors %} class="bad"{% endif %}>{{ dev.priority1_errors if view.priority1 else '' }}</td>
 <td data-label="Alarms"{% if dev.alarms_active %} class="warn"{% endif %}>{{ dev.alarms_active }}</td>
 <td data-label="Reboot pending"{% if dev.reboot_pending %} class="warn"{% endif %}>{{ 'yes' if dev.reboot_pending else 'no' }}</td>
 {%- else %}
@@ -198,8 +197,10 @@ CSP = ("default-src 'none'; style-src %s; script-src %s; img-src 'none'; base-ur
        % (_hash(STYLE), _hash(SCRIPT)))
 
 
-def page(doc, type_labels, states):
-    """fleet-status.html of the document ``doc``."""
+def page(doc, type_views, states):
+    """fleet-status.html of the document ``doc``; ``type_views``: per device type its
+    ``label``, ``items_label``, ``priority1`` (whether its items have priority-1 errors) and
+    ``summary`` (a device entry's items summed up as text)."""
     from jinja2 import Environment  # controller side
 
     env = Environment(autoescape=True, trim_blocks=False)
@@ -207,4 +208,4 @@ def page(doc, type_labels, states):
     types = sorted(set(dev["type"] for dev in doc.get("devices") or []))
     return env.from_string(TEMPLATE).render(
         doc=doc, csp=CSP, style=STYLE, script=SCRIPT, states=states, groups=groups, types=types,
-        type_labels=type_labels, columns=COLUMNS)
+        type_views=type_views, columns=COLUMNS)

@@ -767,8 +767,8 @@ def test_the_masking_check_finds_masking_code(tmp_path):
 #: the registry of device types: the one shared file that names them (and each one's folder)
 REGISTRY = "module_utils._devices"
 #: shared files that still name device types, and why (each entry is a debt, to be paid by the
-#: work named): the fleet status keeps its per-type item readers and page cells (issue 46)
-NAMING_DEVICE_TYPES = ("plugin_utils._fleet_status", "plugin_utils._fleet_status_page")
+#: work named): none
+NAMING_DEVICE_TYPES = ()
 
 
 def registered_device_types():

@@ -79,3 +79,9 @@ def events():
     """What the event source reads and reports."""
     from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import events as found
     return found
+
+
+def status():
+    """What the fleet status reads of the device's items and how its page sums them up."""
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import status as found
+    return found

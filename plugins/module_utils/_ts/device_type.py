@@ -80,3 +80,9 @@ def events():
     """What the event source reads and reports."""
     from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import events as found
     return found
+
+
+def status():
+    """What the fleet status reads of the device's items and how its page sums them up."""
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import status as found
+    return found
