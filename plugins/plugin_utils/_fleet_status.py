@@ -218,7 +218,7 @@ def metric_families(doc):
             if item["kind"] == "input":
                 receiving.add_metric(labels, 1 if item["working"] else 0)
                 p1.add_metric(labels, len(item["priority1_errors"]))
-            elif item["in_use"]:
+            elif item["kind"] == "tuner" and item["in_use"]:
                 locked.add_metric(labels, 1 if item["working"] else 0)
                 if isinstance(item.get("rssi"), (int, float)) and not isinstance(item.get("rssi"), bool):
                     rssi.add_metric(labels, item["rssi"])

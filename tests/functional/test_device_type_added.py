@@ -174,8 +174,11 @@ def test_the_registered_probe_is_managed_like_any_device(collection, probe, tmp_
         {"ansible.builtin.set_fact": {"validation": "{{ [{'snapshot': r1.snapshot}] | broadcast.monitoring."
                                                     "validation_result({'device_type': 'xx_probe', 'channels': [1, 2, 3]}) }}"}},
         {"broadcast.monitoring.device_state": {"device_type": "xx_probe", "parts": {"clock": {}}}},
+        {"ansible.builtin.set_fact": {"status": "{{ {'probe-1': {'device_type': 'xx_probe', 'snapshot': r1.snapshot}}"
+                                                " | broadcast.monitoring.fleet_status('document') }}"}},
+        {"ansible.builtin.set_fact": {"page": "{{ r10.ansible_facts.status | broadcast.monitoring.fleet_status('page') }}"}},
     ])
-    detected, snap, backed_up, first, second, onboarded, restored, again, validation, unknown_part = results
+    detected, snap, backed_up, first, second, onboarded, restored, again, validation, unknown_part, status, page = results
     assert ok(detected)["changed"] is False  # auto found the probe: its NTP was on already
     assert ok(snap)["snapshot"]["channels"] == [
         {"id": 1, "name": "Ch 1", "locked": True}, {"id": 2, "name": "Ch 2", "locked": True}]
@@ -195,6 +198,10 @@ def test_the_registered_probe_is_managed_like_any_device(collection, probe, tmp_
     assert checks == {"device_answers": "passed", "channel_locked[1]": "passed", "channel_locked[2]": "passed",
                       "channel_locked[3]": "failed"}
     assert unknown_part.get("failed") is True and "clock" in unknown_part["msg"]
+    device, = ok(status)["ansible_facts"]["status"]["devices"]
+    assert (device["type_label"], device["working"], device["in_use"], device["state"]) == ("XX probe", 2, 2, "ok")
+    assert [item["name"] for item in device["items"]] == ["Ch 1", "Ch 2"]
+    assert "2 of 2 channels locked" in ok(page)["ansible_facts"]["page"]
 
 
 def test_an_unknown_type_names_every_registered_one(collection, probe, tmp_path):
