@@ -82,13 +82,11 @@ class ActionModule(DirectExecutionAction):
             unknown = refusal(self._task._role, task_vars)
             if unknown:
                 return dict(result, failed=True, changed=False, unknown=unknown[0], msg=unknown[1])
-            device_type = given.get("device_type")
-            if device_type in PARTS:
-                given = dict(device_state_arguments(prefix, values, part_names(device_type), PURGED[device_type]),
-                             **given)
-            guarded = _guarded(prefix, values, (task_vars or {}).get(prefix + DEFERRED), self._task.check_mode)
-            if guarded:
-                result["guarded"] = True
+            if prefix in PARTS and given.get("device_type") == prefix:  # a device role: its variables by name
+                given = dict(device_state_arguments(prefix, values, part_names(prefix), PURGED[prefix]), **given)
+                guarded = _guarded(prefix, values, (task_vars or {}).get(prefix + DEFERRED), self._task.check_mode)
+                if guarded:
+                    result["guarded"] = True
         problems, args = spec_problems(dict(PASSED_ON, **ARGUMENT_SPEC), given)
         if problems:
             raise AnsibleActionFail("; ".join(problems))

@@ -30,6 +30,8 @@ ROLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abs
 #: what a role's files say: ``known`` and ``internal`` as role_names gives them, ``options`` the
 #: argument spec of its main entry point (empty without one)
 RoleFiles = collections.namedtuple("RoleFiles", "known internal options")
+#: what starts a Jinja expression, statement or comment (Ansible's default delimiters)
+JINJA_MARKERS = ("{{", "{%", "{#")
 #: a device role's connection options, each with the fleet's variable used where the role's is not set
 CONNECTION_FALLBACKS = (
     ("port", "device_port"),
@@ -133,10 +135,25 @@ def role_values(role, task_vars, templar, extra=()):
     those named in ``extra``, templated at once; and what Ansible's own argument validation of
     the role says of them (its messages, empty when they hold)."""
     options = role_files(role._role_path).options
-    values = plain(templar.template({name: task_vars[name] for name in list(options) + list(extra)
-                                     if name in task_vars}))
+    values = {name: task_vars[name] for name in list(options) + list(extra) if name in task_vars}
+    # only what holds a template goes through the templar: it would copy an analyzer's inputs
+    # whole to give them back unchanged
+    templated = [name for name, value in values.items() if _holds_template(value)]
+    values = dict(plain(values), **plain(templar.template({name: values[name] for name in templated})))
     checked = {name: value for name, value in values.items() if name in options}
     return values, ArgumentSpecValidator(options).validate(checked).error_messages
+
+
+def _holds_template(value):
+    """Whether ``value`` holds a string that Jinja would read as more than text (Ansible's own
+    test: one of its start markers in it)."""
+    if isinstance(value, str):
+        return any(marker in value for marker in JINJA_MARKERS)
+    if isinstance(value, dict):
+        return any(_holds_template(key) or _holds_template(item) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_template(item) for item in value)
+    return False
 
 
 def device_state_arguments(prefix, values, parts, purge_parts):
