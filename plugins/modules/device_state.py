@@ -206,8 +206,8 @@ changes_summary:
   sample: ["inputs: update MC 01: source.multicast.port 5000 -> 5002", 'logging: level "info" -> "warning"']
 deferred:
   description:
-    - The plan found a change, and the role's snapshot gate or revert is on (O(check_role_variables)): nothing was
-      written; the role's tasks write it. RV(parts) holds the plan.
+    - "The plan found a change, and the role's snapshot gate or revert is on (O(check_role_variables)): nothing was
+      written; the role's tasks write it. RV(parts) holds the plan."
   returned: when the change was deferred
   type: bool
   sample: true
