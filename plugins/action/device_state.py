@@ -87,9 +87,15 @@ class ActionModule(DirectExecutionAction):
                 guarded = _guarded(prefix, values, (task_vars or {}).get(prefix + DEFERRED), self._task.check_mode)
                 if guarded:
                     result["guarded"] = True
-        problems, args = spec_problems(dict(PASSED_ON, **ARGUMENT_SPEC), given)
+        # the spec only asks parts to be a dict: each part is checked against its module's spec below,
+        # and the validator's copy of an analyzer's inputs would cost more than that check
+        parts = given.get("parts")
+        problems, args = spec_problems(dict(PASSED_ON, **ARGUMENT_SPEC),
+                                       dict(given, parts={}) if isinstance(parts, dict) else given)
         if problems:
             raise AnsibleActionFail("; ".join(problems))
+        if isinstance(parts, dict):
+            args["parts"] = parts
         try:
             declared = plan(args["device_type"], args["parts"])
             options = {"purge": purge_of(args["device_type"], args["purge"], args["purge_parts"]),
