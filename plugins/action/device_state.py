@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 from ansible.errors import AnsibleActionFail
+from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.utils.display import Display
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._device_state import ARGUMENT_SPEC, PASSED_ON
@@ -23,11 +24,18 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execu
     DirectExecutionAction,
     preload,
 )
-from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import refusal
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import (
+    CONNECTION_FALLBACKS,
+    device_state_arguments,
+    refusal,
+    role_values,
+)
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts import (
     PARTS,
+    PURGED,
     joined,
     module_args,
+    part_names,
     parts_names,
     plain,
     plan,
@@ -59,15 +67,35 @@ class ActionModule(DirectExecutionAction):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
-        problems, args = spec_problems(dict(PASSED_ON, **ARGUMENT_SPEC), plain(self._task.args))
-        if problems:
-            raise AnsibleActionFail("; ".join(problems))
-        if args["check_role_variables"]:
+        given, guarded = plain(self._task.args), None
+        if _in_role(given):
             if self._task._role is None:
                 return dict(result, failed=True, msg="check_role_variables: the task is not part of a role")
+            # the role's variables: their types (what the role's argument validation says), their names,
+            # then taken by name for every option the task does not give itself
+            prefix = self._task._role.get_name(include_role_fqcn=False)
+            values, errors = role_values(self._task._role, task_vars or {}, self._templar,
+                                         extra=[fleet for option, fleet in CONNECTION_FALLBACKS])
+            if errors:
+                return dict(result, failed=True, changed=False, argument_errors=errors,
+                            msg="Validation of arguments failed:\n%s" % "\n".join(errors))
             unknown = refusal(self._task._role, task_vars)
             if unknown:
                 return dict(result, failed=True, changed=False, unknown=unknown[0], msg=unknown[1])
+            if prefix in PARTS and given.get("device_type") == prefix:  # a device role: its variables by name
+                given = dict(device_state_arguments(prefix, values, part_names(prefix), PURGED[prefix]), **given)
+                guarded = _guarded(prefix, values, (task_vars or {}).get(prefix + DEFERRED), self._task.check_mode)
+                if guarded:
+                    result["guarded"] = True
+        # the spec only asks parts to be a dict: each part is checked against its module's spec below,
+        # and the validator's copy of an analyzer's inputs would cost more than that check
+        parts = given.get("parts")
+        problems, args = spec_problems(dict(PASSED_ON, **ARGUMENT_SPEC),
+                                       dict(given, parts={}) if isinstance(parts, dict) else given)
+        if problems:
+            raise AnsibleActionFail("; ".join(problems))
+        if isinstance(parts, dict):
+            args["parts"] = parts
         try:
             declared = plan(args["device_type"], args["parts"])
             options = {"purge": purge_of(args["device_type"], args["purge"], args["purge_parts"]),
@@ -83,7 +111,7 @@ class ActionModule(DirectExecutionAction):
         if problems:
             return dict(result, failed=True, msg="invalid parts, nothing was run: %s" % "; ".join(problems))
         try:
-            return _told(dict(result, **self._apply(args, declared, options, task_vars)),
+            return _told(dict(result, **self._apply(args, declared, options, task_vars, defer=guarded is False)),
                          (task_vars or {}).get("inventory_hostname"))
         finally:
             self._remove_tmp_path(self._connection._shell.tmpdir)
@@ -97,7 +125,7 @@ class ActionModule(DirectExecutionAction):
             module_args = args[1] if len(args) > 1 else kwargs["module_args"]
             module_args["_ansible_check_mode"] = True
 
-    def _apply(self, args, declared, options, task_vars):
+    def _apply(self, args, declared, options, task_vars, defer=False):
         connection = {name: args[name] for name in PASSED_ON if args.get(name) is not None}
         modules = []
         if args["login_once"] and declared:
@@ -121,7 +149,32 @@ class ActionModule(DirectExecutionAction):
             self._planning = False
         if self._task.check_mode or plans.failed or not plans.changed:
             return plans.summary(modules, declared, planned_only=plans.failed is not None and not self._task.check_mode)
+        if defer:
+            return dict(plans.summary(modules, declared, planned_only=True), deferred=True)
         return run.parts(check_mode=False, plans=plans.outcomes).summary(modules, declared)
+
+
+#: a device role's task variable ``<role>__deferred``: true on the task of the role's guarded.yml,
+#: which applies the change that the role's first task deferred to it
+DEFERRED = "__deferred"
+
+
+def _in_role(given):
+    try:
+        return boolean(given.get("check_role_variables", False), strict=True)
+    except TypeError:
+        return False  # the argument check below names it
+
+
+def _guarded(prefix, values, deferred, check_mode):
+    """None when no snapshot gate or revert guards the role's change (it is applied here), True
+    on the task that applies it under them (guarded.yml), False on the role's first task: a
+    change it plans is deferred to guarded.yml (when nothing changes, nothing is deferred)."""
+    def on(name):
+        return boolean(values.get("%s_%s" % (prefix, name)) or False, strict=False)
+    if check_mode or not (on("revert_on_regression") or (on("reboot") and on("snapshot"))):
+        return None
+    return bool(deferred and boolean(deferred, strict=False))
 
 
 class _Runner:

@@ -97,9 +97,18 @@ options:
     default: false
   check_role_variables:
     description:
-      - Run inside a role, first refuse the host's variables with the role's prefix that the role does not know, as
-        M(broadcast.monitoring.role_variables) does, before any request. The device roles of this collection use it
-        instead of a task of its own, which would cost every device another task.
+      - Run inside a role, first check the host's variables of that role, before any request. Their types and
+        values against the role's argument spec (the checks and messages of the argument validation Ansible makes
+        when a role starts, which a playbook may then skip with C(rolespec_validate=false)); then refuse those with
+        the role's prefix that the role does not know, as M(broadcast.monitoring.role_variables) does.
+      - In a device role of this collection (C(broadcast.monitoring.ts_analyzer), C(broadcast.monitoring.fm_monitor)),
+        every option the task does not give is taken from the role's variables by name, as the role's README
+        describes them (C(<role>_port), else C(device_port); C(<role>_protocol), else C(broadcast_monitoring_protocol);
+        and so on; C(<role>_<part>) for each part of O(parts), C(<role>_purge_<part>) for O(purge_parts)).
+      - There, with the role's snapshot gate (C(<role>_reboot) and C(<role>_snapshot)) or revert
+        (C(<role>_revert_on_regression)) on, outside check mode, a change the plan finds is not written by this task
+        but deferred (RV(deferred)) to the role's tasks that write it between the snapshots or the revert's steps.
+        The device roles use this instead of a task of their own, which would cost every device another task.
     type: bool
     default: false
   login_once:
@@ -195,6 +204,24 @@ changes_summary:
   type: list
   elements: str
   sample: ["inputs: update MC 01: source.multicast.port 5000 -> 5002", 'logging: level "info" -> "warning"']
+deferred:
+  description:
+    - "The plan found a change, and the role's snapshot gate or revert is on (O(check_role_variables)): nothing was
+      written; the role's tasks write it. RV(parts) holds the plan."
+  returned: when the change was deferred
+  type: bool
+  sample: true
+guarded:
+  description: The change was written under the role's snapshot gate or revert (O(check_role_variables)).
+  returned: on the role's task that writes the change its first task deferred
+  type: bool
+  sample: true
+argument_errors:
+  description: What the role's argument spec says of the role's variables (O(check_role_variables)).
+  returned: when a role variable has the wrong type or value
+  type: list
+  elements: str
+  sample: ["argument 'ts_analyzer_purge' is of type str and we were unable to convert to bool"]
 failed_part:
   description: The part whose module failed.
   returned: failure of a part

@@ -3,16 +3,44 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """A role's own variable names, and the variables with its prefix it does not know (the
 role_variables action, run as a role's first task, and device_state's check_role_variables);
-both also refuse a host that a rehearsal on twins must not reach (_rehearsal)."""
+both also refuse a host that a rehearsal on twins must not reach (_rehearsal). device_state
+also checks a device role's variables against its argument spec and takes them by name
+(``device_state_arguments``) instead of the role templating each option of its task.
+
+What a role's files say is read once per run: this module is imported where Ansible's main
+process loads an action plugin, before it forks a worker per host, and reads this collection's
+roles then (``ROLES``); a role from elsewhere is read once per process, when first asked."""
 
 from __future__ import annotations
 
+import collections
 import difflib
 import os
 
 import yaml
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._rehearsal import rehearsal_refusal
+from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts import plain
+
+#: libyaml's parser where PyYAML has it (ten times faster than the pure-Python one)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: this collection's roles
+ROLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "roles")
+#: what a role's files say: ``known`` and ``internal`` as role_names gives them, ``options`` the
+#: argument spec of its main entry point (empty without one)
+RoleFiles = collections.namedtuple("RoleFiles", "known internal options")
+#: what starts a Jinja expression, statement or comment (Ansible's default delimiters)
+JINJA_MARKERS = ("{{", "{%", "{#")
+#: a device role's connection options, each with the fleet's variable used where the role's is not set
+CONNECTION_FALLBACKS = (
+    ("port", "device_port"),
+    ("protocol", "broadcast_monitoring_protocol"),
+    ("validate_certs", "broadcast_monitoring_validate_certs"),
+    ("ca_path", "broadcast_monitoring_ca_path"),
+    ("role", "broadcast_monitoring_role"),
+    ("password", "broadcast_monitoring_password"),
+)
 
 
 def _walk(node):
@@ -25,25 +53,46 @@ def _walk(node):
             yield from _walk(value)
 
 
-def role_names(role_path):
-    """``(known, internal)``: the options of every entry point of the role's argument spec,
-    and the names its own tasks register or set as facts (results, not inputs)."""
-    with open(os.path.join(role_path, "meta", "argument_specs.yml"), encoding="utf-8") as handle:
-        specs = (yaml.safe_load(handle) or {}).get("argument_specs") or {}
-    known = {name for entry in specs.values() for name in (entry or {}).get("options") or {}}
+def _load(path):
+    with open(path, encoding="utf-8") as handle:
+        return yaml.load(handle, Loader=_LOADER)  # noqa: S506 (a safe loader: CSafeLoader or SafeLoader)
+
+
+def _read(role_path):
+    specs = (_load(os.path.join(role_path, "meta", "argument_specs.yml")) or {}).get("argument_specs") or {}
+    known = frozenset(name for entry in specs.values() for name in (entry or {}).get("options") or {})
     internal = set()
     tasks = os.path.join(role_path, "tasks")
     for file_name in sorted(os.listdir(tasks)) if os.path.isdir(tasks) else []:
         if not file_name.endswith((".yml", ".yaml")):
             continue
-        with open(os.path.join(tasks, file_name), encoding="utf-8") as handle:
-            for task in _walk(yaml.safe_load(handle)):
-                if isinstance(task.get("register"), str):
-                    internal.add(task["register"])
-                for action in ("ansible.builtin.set_fact", "set_fact"):
-                    if isinstance(task.get(action), dict):
-                        internal.update(task[action])
-    return known, internal
+        for task in _walk(_load(os.path.join(tasks, file_name))):
+            if isinstance(task.get("register"), str):
+                internal.add(task["register"])
+            for action in ("ansible.builtin.set_fact", "set_fact"):
+                if isinstance(task.get(action), dict):
+                    internal.update(task[action])
+    return RoleFiles(known, frozenset(internal), (specs.get("main") or {}).get("options") or {})
+
+
+_READ = {}
+
+
+def role_files(role_path):
+    """The RoleFiles of the role in ``role_path``, read once per process (and for this
+    collection's roles, once in the main process before the fork)."""
+    found = _READ.get(role_path)
+    if found is None:
+        real = os.path.realpath(role_path)
+        found = _READ.get(real) or _read(real)
+        _READ[role_path] = _READ[real] = found
+    return found
+
+
+def role_names(role_path):
+    """``(known, internal)``: the options of every entry point of the role's argument spec,
+    and the names its own tasks register or set as facts (results, not inputs)."""
+    return role_files(role_path)[:2]
 
 
 def unknown_variables(prefix, variables, known, internal=()):
@@ -72,10 +121,58 @@ def refusal(role, task_vars, extra=()):
     if rehearsal:
         return rehearsal
     known, internal = role_names(role._role_path)
-    problems = unknown_variables(name + "_", task_vars or {}, known | set(extra), internal)
+    problems = unknown_variables(name + "_", task_vars or {}, known | frozenset(extra), internal)
     if not problems:
         return None
     return [problem[0] for problem in problems], (
         "role %s: %s; nothing was run (the role's variables are in its README and meta/argument_specs.yml)" % (
             name, "; ".join("%s is not a variable of this role%s" % (
                 unknown, " (did you mean %s?)" % close if close else "") for unknown, close in problems)))
+
+
+def role_values(role, task_vars, templar, extra=()):
+    """``(values, type errors)``: the variables of the role's argument spec that are set, and
+    those named in ``extra``, templated at once; and what Ansible's own argument validation of
+    the role says of them (its messages, empty when they hold)."""
+    options = role_files(role._role_path).options
+    values = {name: task_vars[name] for name in list(options) + list(extra) if name in task_vars}
+    # only what holds a template goes through the templar: it would copy an analyzer's inputs
+    # whole to give them back unchanged
+    templated = [name for name, value in values.items() if _holds_template(value)]
+    values = dict(plain(values), **plain(templar.template({name: values[name] for name in templated})))
+    checked = {name: value for name, value in values.items() if name in options}
+    return values, ArgumentSpecValidator(options).validate(checked).error_messages
+
+
+def _holds_template(value):
+    """Whether ``value`` holds a string that Jinja would read as more than text (Ansible's own
+    test: one of its start markers in it)."""
+    if isinstance(value, str):
+        return any(marker in value for marker in JINJA_MARKERS)
+    if isinstance(value, dict):
+        return any(_holds_template(key) or _holds_template(item) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_template(item) for item in value)
+    return False
+
+
+def device_state_arguments(prefix, values, parts, purge_parts):
+    """device_state's arguments from a device role's variables (``values``, as role_values
+    gives them): the connection options that are set, the role's or else the fleet's (left out
+    when neither is: the modules' own fallbacks apply), and the declared state."""
+    def role(name):
+        return values.get("%s_%s" % (prefix, name))
+    args = {name: role(name) for name in ("host", "login_once", "purge", "reboot") if "%s_%s" % (prefix, name) in values}
+    for option, fleet in CONNECTION_FALLBACKS:
+        name = "%s_%s" % (prefix, option)
+        if name in values or fleet in values:
+            args[option] = values[name] if name in values else values[fleet]
+    args["purge_parts"] = {name: role("purge_" + name) for name in purge_parts}
+    args["parts"] = {name: role(name) for name in parts}
+    return args
+
+
+if os.path.isdir(ROLES):
+    for _role in sorted(os.listdir(ROLES)):
+        if os.path.isfile(os.path.join(ROLES, _role, "meta", "argument_specs.yml")):
+            role_files(os.path.join(ROLES, _role))

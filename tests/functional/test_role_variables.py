@@ -49,6 +49,25 @@ def test_misspelt_variables_of_the_device_roles_fail_before_any_request(
         name: [] for name in DEVICES if name.startswith(group)}
 
 
+@pytest.mark.parametrize("group, extra, message", [
+    ("ts", {"ts_analyzer_purge": "sometimes"},
+     "argument 'ts_analyzer_purge' is of type str and we were unable to convert to bool"),
+    ("fm", {"fm_monitor_snapshot_confirm_count": "twice"},
+     "argument 'fm_monitor_snapshot_confirm_count' is of type str and we were unable to convert to int"),
+])
+def test_mistyped_variables_of_the_device_roles_fail_before_any_request(
+        sim, collections_path, tmp_path, group, extra, message):
+    """Issue 44: site.yml skips Ansible's own argument validation of the device roles
+    (rolespec_validate: false); device_state's check_role_variables makes it, with its messages,
+    before any request to the role's devices."""
+    _clear(sim)
+    proc = _run(sim, collections_path, tmp_path, os.path.join(ROOT, "playbooks", "site.yml"), extra)
+    assert proc.returncode != 0, proc.output
+    assert "Validation of arguments failed" in proc.output and message in proc.output, proc.output
+    assert {name: sent for name, sent in _requests(sim).items() if name.startswith(group)} == {
+        name: [] for name in DEVICES if name.startswith(group)}
+
+
 @pytest.mark.parametrize("group, extra, messages", [
     ("fm", {"fm_monitor_schedules_all": {"active": True, "events": {"Monday": [{"time": "06:00", "state": "enabled"}]}},
             "fm_monitor_tuners": [{"tuner_id": 0}, {"tuner_id": 1, "frequncy": 94800}]},

@@ -41,3 +41,59 @@ def test_fm_monitor_results_are_internal_and_a_misspelling_is_named_with_the_clo
 def test_declared_state_and_active_schedule_for_one_tuner_are_refused(parts, problems):
     assert len(scheduled_states("fm_monitor", parts)) == problems
     assert scheduled_states("ts_analyzer", parts) == []
+
+
+def test_a_role_is_read_once_per_process_and_this_collections_roles_when_the_module_is_imported():
+    from ansible_collections.broadcast.monitoring.plugins.plugin_utils import _role_variables
+    path = os.path.join(ROLES, "ts_analyzer")
+    assert os.path.realpath(path) in _role_variables._READ  # read at import, before Ansible forks a worker
+    first = _role_variables.role_files(path)
+    assert _role_variables.role_files(path) is first
+    assert "ts_analyzer_inputs" in first.options and first.options["ts_analyzer_purge"]["type"] == "bool"
+
+
+class _Role:
+    _role_path = os.path.join(ROLES, "ts_analyzer")
+
+
+class _Templar:
+    """Replaces every template by "rendered", noting what it was given."""
+
+    def __init__(self):
+        self.given = []
+
+    def template(self, value):
+        self.given.append(value)
+        return {name: "rendered" for name in value}
+
+
+def test_role_values_are_checked_against_the_argument_spec_with_ansibles_messages():
+    from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import role_values
+    task_vars = {"ts_analyzer_purge": "sometimes", "ts_analyzer_port": "80", "device_port": 8080, "other": 1}
+    values, errors = role_values(_Role(), task_vars, _Templar(), extra=["device_port"])
+    assert values == {"ts_analyzer_purge": "sometimes", "ts_analyzer_port": "80", "device_port": 8080}
+    assert len(errors) == 1 and errors[0].startswith(
+        "argument 'ts_analyzer_purge' is of type str and we were unable to convert to bool"), errors
+    assert role_values(_Role(), dict(task_vars, ts_analyzer_purge=True), _Templar())[1] == []
+
+
+def test_only_the_role_variables_holding_a_template_are_templated():
+    from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import role_values
+    templar = _Templar()
+    inputs = [{"name": "Mux 1", "source": {"multicast": {"address": "239.1.1.1", "port": 5000}}}]
+    values, errors = role_values(_Role(), {"ts_analyzer_host": "{{ ansible_host }}", "ts_analyzer_inputs": inputs,
+                                           "ts_analyzer_snmp": {"community": "{% raw %}x{% endraw %}"}}, templar)
+    assert templar.given == [{"ts_analyzer_host": "{{ ansible_host }}",
+                              "ts_analyzer_snmp": {"community": "{% raw %}x{% endraw %}"}}]
+    assert values == {"ts_analyzer_host": "rendered", "ts_analyzer_inputs": inputs, "ts_analyzer_snmp": "rendered"}
+
+
+def test_device_state_takes_the_role_variables_by_name_and_the_fleets_where_the_roles_are_not_set():
+    from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import device_state_arguments
+    values = {"ts_analyzer_host": "10.0.0.1", "ts_analyzer_port": 8443, "device_port": 80,
+              "broadcast_monitoring_protocol": "https", "ts_analyzer_password": None,
+              "broadcast_monitoring_password": "fleet", "ts_analyzer_purge": True, "ts_analyzer_purge_snmp": False,
+              "ts_analyzer_inputs": [], "ts_analyzer_reboot": False}
+    assert device_state_arguments("ts_analyzer", values, ["inputs", "snmp"], ["snmp", "inputs"]) == {
+        "host": "10.0.0.1", "port": 8443, "protocol": "https", "password": None, "purge": True, "reboot": False,
+        "purge_parts": {"snmp": False, "inputs": None}, "parts": {"inputs": [], "snmp": None}}
