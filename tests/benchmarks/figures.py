@@ -140,3 +140,26 @@ def linear_fit(points):
     slope = (sum((x - mean_x) * (y - mean_y) for x, y in points)
              / sum((x - mean_x) ** 2 for x, _ in points))
     return mean_y - slope * mean_x, slope
+
+
+def slicing(one, sliced, cores):
+    """What AWX slices gain, from runs on one machine (tests/benchmarks/distributed.py). ``one``: the
+    idempotent run on one controller ({devices, wall_s, cpu_s}); ``sliced``: runs of N slices at once
+    through the runner pipeline ({slices, devices, cpu_s, per_slice: [{cpu_s}]}), same fleet.
+
+    Measured: the extra CPU per device the pipeline and each slice's start-up cost. Extrapolated
+    (stated so wherever shown): the wall time with each slice on an execution node of its own, that
+    node's cores as busy as the one controller kept this machine's (its CPU / wall, at most
+    ``cores``): the largest slice's CPU over that."""
+    parallel = min(float(cores), one["cpu_s"] / one["wall_s"])
+    out = []
+    for run in sorted(sliced, key=lambda r: r["slices"]):
+        if run["devices"] != one["devices"]:
+            continue
+        largest = max(s["cpu_s"] for s in run["per_slice"])
+        wall = largest / parallel
+        out.append({"slices": run["slices"], "extra_cpu_ms_per_device": 1000.0 * (run["cpu_s"] - one["cpu_s"]) / one["devices"],
+                    "extra_cpu_s_per_slice": (run["cpu_s"] - one["cpu_s"]) / run["slices"],
+                    "largest_slice_cpu_s": largest, "cores_busy": parallel, "estimated_wall_s": wall,
+                    "estimated_speedup": one["wall_s"] / wall})
+    return out

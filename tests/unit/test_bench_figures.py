@@ -138,3 +138,25 @@ def test_linear_fit():
     assert per_device == pytest.approx(0.2)
     with pytest.raises(ValueError):
         figures.linear_fit([(10, 1.0), (10, 2.0)])
+
+
+def test_slicing_extra_cpu_and_estimated_wall():
+    one = {"devices": 1000, "wall_s": 100.0, "cpu_s": 180.0}  # 1.8 cores busy
+    sliced = [{"slices": 4, "devices": 1000, "cpu_s": 240.0, "per_slice": [{"cpu_s": 55.0}, {"cpu_s": 63.0},
+                                                                           {"cpu_s": 61.0}, {"cpu_s": 61.0}]},
+              {"slices": 2, "devices": 1000, "cpu_s": 220.0, "per_slice": [{"cpu_s": 108.0}, {"cpu_s": 112.0}]},
+              {"slices": 2, "devices": 200, "cpu_s": 50.0, "per_slice": [{"cpu_s": 25.0}, {"cpu_s": 25.0}]}]
+    two, four = figures.slicing(one, sliced, cores=2)  # the 200-device run is another fleet: left out
+    assert two["slices"] == 2 and four["slices"] == 4
+    assert two["extra_cpu_ms_per_device"] == pytest.approx(40.0)
+    assert four["extra_cpu_s_per_slice"] == pytest.approx(15.0)
+    assert four["largest_slice_cpu_s"] == 63.0
+    assert four["estimated_wall_s"] == pytest.approx(63.0 / 1.8)
+    assert four["estimated_speedup"] == pytest.approx(100.0 / (63.0 / 1.8))
+
+
+def test_slicing_never_counts_more_cores_than_the_machine_has():
+    one = {"devices": 10, "wall_s": 1.0, "cpu_s": 5.0}  # a tree's CPU over a short wall can exceed the cores
+    (only,) = figures.slicing(one, [{"slices": 2, "devices": 10, "cpu_s": 6.0,
+                                     "per_slice": [{"cpu_s": 3.0}, {"cpu_s": 3.0}]}], cores=2)
+    assert only["cores_busy"] == 2.0 and only["estimated_wall_s"] == pytest.approx(1.5)
