@@ -27,7 +27,7 @@ import time
 
 import yaml
 
-from . import config, figures, fleet_bench
+from . import config, figures, fleet_bench, report
 from .__main__ import collections_path, machine
 from .distributed import tasks_per_host, write_markdown
 
@@ -61,7 +61,8 @@ def parse_args(argv):
                                                             " JSON written before")
     args = parser.parse_args(argv)
     sizes = args.sizes.split(",") if args.sizes else (QUICK_SIZES if args.quick else DEFAULT_SIZES)
-    args.sizes = sorted({int(s) for s in sizes if str(s).strip()})
+    # run in the order given (the full fleet first, on a machine that may have to stop early)
+    args.sizes = list(dict.fromkeys(int(s) for s in sizes if str(s).strip()))
     if not args.sizes or min(args.sizes) < 2:
         parser.error("--sizes: each size must be at least 2 (one analyzer and one FM monitor)")
     if args.rounds < 1:
@@ -267,14 +268,10 @@ def main(argv=None):
     sizes = []
     for devices in args.sizes:
         sizes.append(measure_size(devices, args, ansible, floor, env))
-    data = {"command": ("python -m tests.benchmarks.cost " + " ".join(shlex.quote(a) for a in argv)).strip(),
-            "finished": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
-            "duration_s": round(time.time() - started, 1), "machine": machine(), "forks": args.forks,
-            "rounds": args.rounds, "timeout": args.timeout, "time_scale": fleet_bench.TIME_SCALE,
-            "limits": {"floor_ratio_max": figures.FLOOR_RATIO_MAX, "wall_max_s": figures.WALL_MAX_S,
-                       "full_fleet": figures.FULL_FLEET, "quiet_others_max": figures.QUIET_OTHERS_MAX},
-            "sizes": sizes, "growth": growth([s["summary"] | {"pairs": s["pairs"]} for s in sizes]),
-            "json": args.out, "workdir": args.workdir}
+        sizes.sort(key=lambda size: size["devices"])
+        # what is measured so far survives an interrupted run (--from-json of it writes the section)
+        report.write_json(os.path.join(workdir, "partial.json"), results(argv, args, sizes, started))
+    data = results(argv, args, sizes, started)
     print("\nSummary (CPU of the whole ansible-playbook process tree, paired with one set_fact task per device):")
     for size in sizes:
         print_summary(size["summary"])
@@ -285,6 +282,17 @@ def main(argv=None):
             g["floor"]["cpu_ms_per_device"]))
     write(data, args.out, args.markdown)
     return exit_code(sizes, args.check)
+
+
+def results(argv, args, sizes, started):
+    return {"command": ("python -m tests.benchmarks.cost " + " ".join(shlex.quote(a) for a in argv)).strip(),
+            "finished": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
+            "duration_s": round(time.time() - started, 1), "machine": machine(), "forks": args.forks,
+            "rounds": args.rounds, "timeout": args.timeout, "time_scale": fleet_bench.TIME_SCALE,
+            "limits": {"floor_ratio_max": figures.FLOOR_RATIO_MAX, "wall_max_s": figures.WALL_MAX_S,
+                       "full_fleet": figures.FULL_FLEET, "quiet_others_max": figures.QUIET_OTHERS_MAX},
+            "sizes": sizes, "growth": growth([s["summary"] | {"pairs": s["pairs"]} for s in sizes]),
+            "json": args.out, "workdir": args.workdir}
 
 
 if __name__ == "__main__":
