@@ -252,6 +252,7 @@ def main(argv=None):
     if args.from_json:
         with open(args.from_json, encoding="utf-8") as handle:
             data = json.load(handle)
+        data["json"] = args.out  # the page links the JSON this writes
         for size in data["sizes"]:
             print_summary(size["summary"])
         write(data, args.out, args.markdown)
