@@ -212,10 +212,16 @@ def markdown(data):
                       s["wall"][1], max(p["site"]["peak_rss_mb"] for p in full["pairs"]), full["sim_peak_rss_mb"])]
     fit = data.get("growth")
     if fit:
-        lines += ["", "Growth (least squares over the sizes): the idempotent site.yml costs %.1f CPU s per run plus %.1f"
-                  " CPU ms per device; the set_fact floor %.1f s plus %.1f ms per device." % (
+        low, high = sizes[0]["summary"], sizes[-1]["summary"]
+        lines += ["", "Growth from %d to %d devices: site.yml %.0f to %.0f CPU ms per device, the floor %.0f to %.0f."
+                  " A straight line through the sizes (least squares): site.yml %.1f CPU s per run plus %.1f ms per"
+                  " device, the floor %.1f s plus %.1f ms per device%s." % (
+                      low["devices"], high["devices"], low["site_cpu_ms_per_device"], high["site_cpu_ms_per_device"],
+                      low["floor_cpu_ms_per_device"], high["floor_cpu_ms_per_device"],
                       fit["site"]["fixed_cpu_s"], fit["site"]["cpu_ms_per_device"], fit["floor"]["fixed_cpu_s"],
-                      fit["floor"]["cpu_ms_per_device"])]
+                      fit["floor"]["cpu_ms_per_device"],
+                      "" if min(fit["site"]["fixed_cpu_s"], fit["floor"]["fixed_cpu_s"]) >= 0 else
+                      " (a negative fixed cost: the cost per device grows with the fleet faster than a line)")]
     lines += ["", "Raw numbers: [%s](%s); logs: `%s`." % (os.path.basename(data["json"]), os.path.basename(data["json"]),
                                                          data["workdir"]), "", end]
     return "\n".join(lines)
