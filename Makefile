@@ -21,7 +21,7 @@ PYTEST      := PYTHONPATH=$(COLLECTIONS):$(SIMULATOR) ANSIBLE_COLLECTIONS_PATH=$
 
 INSTALLED   := $(abspath $(BUILD)/installed)
 
-.PHONY: demo test venv link units simulator functional reliability suites sanity lint artifact bench clean
+.PHONY: demo test venv link units simulator functional reliability suites sanity lint artifact bench bench-cost clean
 
 test: units simulator suites sanity lint galaxy-importer artifact docs-lint docs changelog-lint ee molecule eda
 
@@ -122,14 +122,23 @@ demo: venv link
 # The distributed one (tests/benchmarks/distributed.py: one controller against AWX-style slices
 # through ansible-runner's streaming pipeline, 1,000 devices) writes docs/performance-distributed.json
 # and its section of docs/performance.md; e.g. DISTRIBUTED_ARGS="--devices 100 --slices 2".
+# The cost benchmark (tests/benchmarks/cost.py, issue 44) runs first: CPU per device of the
+# idempotent site.yml against one set_fact task over the same hosts, paired, at 10 to 1,000
+# devices; it exits 2 when a run fails or changes a device. Alone: `make bench-cost`, and
+# `make bench-cost COST_ARGS=--quick` (10 and 50 devices, a minute, results under build/bench).
 BENCH_ARGS ?=
+COST_ARGS ?=
 DISTRIBUTED_ARGS ?=
 bench: venv link
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements/bench.in \
 	  -c requirements/constraints.txt -c requirements/constraints-docs.txt -c requirements/constraints-bench.txt
+	$(BIN)/python -m tests.benchmarks.cost $(COST_ARGS)
 	PYTHONPATH=$(SIMULATOR) $(BIN)/python -m tests.benchmarks.simulator_latency
 	$(BIN)/python -m tests.benchmarks $(BENCH_ARGS)
 	$(BIN)/python -m tests.benchmarks.distributed $(DISTRIBUTED_ARGS)
+
+bench-cost: venv link
+	$(BIN)/python -m tests.benchmarks.cost $(COST_ARGS)
 
 clean:
 	rm -rf $(BUILD) tests/output

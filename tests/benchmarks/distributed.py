@@ -24,7 +24,7 @@ import time
 
 import yaml
 
-from . import config, fleet_bench
+from . import config, figures, fleet_bench
 from .__main__ import collections_path, machine
 
 SITE = os.path.join(fleet_bench.ROOT, "playbooks", "site.yml")
@@ -48,6 +48,8 @@ def parse_args(argv):
     parser.add_argument("--workdir", default="build/bench/distributed")
     parser.add_argument("--section", default="", help="a name for this run's section of the Markdown (several sizes"
                                                       " side by side); default: the one unnamed section")
+    parser.add_argument("--from-json", metavar="JSON", help="run nothing: write the section of a results JSON written"
+                                                            " before into --markdown")
     args = parser.parse_args(argv)
     args.slices = sorted({int(s) for s in args.slices.split(",") if s.strip()})
     return args
@@ -283,10 +285,34 @@ def markdown(data):
               "| the collection's code (the difference) | %.0f | %.0f |" % (
                   ours_ms - floor_ms, 1000 * (one["wall_s"] - floor["wall_s"]) / devices), "",
               "Wall time of the idempotent run by action (s): %s." % ", ".join(
-                  "%s %.1f" % (k, v) for k, v in sorted(one["task_wall_s"].items(), key=lambda kv: -kv[1])), "",
+                  "%s %.1f" % (k, v) for k, v in sorted(one["task_wall_s"].items(), key=lambda kv: -kv[1])), ""]
+    lines += _slicing(runs, data["machine"]["cpus"])
+    lines += [
               "Raw numbers: [%s](%s); logs: `%s`." % (os.path.basename(data["json"]), os.path.basename(data["json"]),
                                                       data["workdir"]), "", end]
     return "\n".join(lines)
+
+
+def _slicing(runs, cores):
+    """What slices gain: measured extra CPU, and the wall time on execution nodes (an estimate)."""
+    lines = []
+    for label in ("idempotent", "idempotent (small fleet)"):
+        one = next((r for r in runs if r.get("label") == label and r["rc"] == 0 and not r["failed_hosts"]), None)
+        sliced = [r for r in runs if "slices" in r and r["ok"]]
+        gains = figures.slicing(one, sliced, cores) if one else []
+        if not gains:
+            continue
+        lines += ["What slices gain, %d devices: measured on this machine, the runner pipeline and each slice's"
+                  " start-up cost %s CPU ms per device more than one controller (%s CPU s per slice). *Estimated*,"
+                  " not measured: with each slice on an execution node of its own, as busy as one"
+                  " `ansible-playbook` kept this machine (%.1f cores), the largest slice would take %s" % (
+                      one["devices"], " / ".join("%.0f" % g["extra_cpu_ms_per_device"] for g in gains),
+                      " / ".join("%.1f" % g["extra_cpu_s_per_slice"] for g in gains), gains[0]["cores_busy"],
+                      ", ".join("%.0f s with %d slices (%.1fx faster than %.0f s on one controller)" % (
+                          g["estimated_wall_s"], g["slices"], g["estimated_speedup"], one["wall_s"]) for g in gains)
+                  ) + "; with %d cores per node all busy (a lower bound): %s." % (cores, ", ".join(
+                      "%.0f s with %d slices" % (g["largest_slice_cpu_s"] / cores, g["slices"]) for g in gains)), ""]
+    return lines
 
 
 def write_markdown(path, text):
@@ -304,6 +330,11 @@ def write_markdown(path, text):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.from_json:
+        with open(args.from_json, encoding="utf-8") as handle:
+            write_markdown(os.path.join(fleet_bench.ROOT, args.markdown), markdown(json.load(handle)))
+        print("wrote the distributed section of %s from %s" % (args.markdown, args.from_json))
+        return 0
     started = time.time()
     runs = measure(args)
     command = " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
