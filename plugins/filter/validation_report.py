@@ -130,7 +130,10 @@ def markdown(results):
 
 
 def validation_report(results, kind):
-    results = masked(results)  # a report is an output: no secret in it, whatever the results hold
+    # a report is an output: no secret in it, whatever the results hold; each host's result is
+    # masked on its own, as a host named like a secret field (new_password) is a name, not a secret
+    if isinstance(results, dict):
+        results = dict((masked(host), masked(result)) for host, result in results.items())
     if kind == "junit":
         return junit(results)
     if kind == "markdown":

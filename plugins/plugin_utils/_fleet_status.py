@@ -16,6 +16,7 @@ import datetime
 import re
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices
+from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import masked
 from ansible_collections.broadcast.monitoring.plugins.module_utils._swu import compare_versions
 
 FORMAT = "broadcast.monitoring.fleet_status/1"
@@ -150,12 +151,14 @@ def document(readings, audit=None, validation=None, rollout=None, sources=None, 
         entry["state"], entry["problems"] = _problems(entry)
     entries.sort(key=lambda e: (STATES.index(e["state"]), e["name"]))
     taken = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return {
+    # an output like any other: no known secret in it, whatever a device or an artifact said (the
+    # document's own field names are none of the secret fields; a host's name is a value here)
+    return masked({
         "format": FORMAT, "generated_at": taken, "sources": sources or {},
         "newest_firmware": newest,
         "counts": dict([("devices", len(entries))] + [(s, sum(1 for e in entries if e["state"] == s)) for s in STATES]),
         "devices": entries,
-    }
+    })
 
 
 # Prometheus metrics --------------------------------------------------------------------------

@@ -120,3 +120,15 @@ def test_bad_input_names_the_filter_and_the_kind():
         fleet_status({}, "csv")
     with pytest.raises(AnsibleFilterError, match="needs a document made by fleet_status"):
         fleet_status(READINGS, "page")
+
+
+def test_no_known_secret_reaches_the_document_and_a_host_named_like_a_secret_field_is_a_name():
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import register_secret
+    register_secret("Issued-Token-7731")
+    readings = {"new_password": analyzer(), "ts-9": analyzer(snapshot=None, error="login refused for Issued-Token-7731")}
+    doc = fleet_status(readings, "document")
+    names = {dev["name"]: dev for dev in doc["devices"]}
+    assert sorted(names) == ["new_password", "ts-9"] and names["new_password"]["reachable"] is True
+    for kind in ("page", "metrics"):
+        assert "Issued-Token-7731" not in fleet_status(doc, kind)
+    assert "Issued-Token-7731" not in str(doc) and "login refused for" in names["ts-9"]["error"]

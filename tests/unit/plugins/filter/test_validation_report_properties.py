@@ -95,3 +95,14 @@ def test_the_markdown_report_of_any_device_text_keeps_its_table_and_reads_back(r
             for check in results[host]["checks"]]
         index += 5 + len(rows)
     assert lines[index:] == [""]
+
+
+def test_a_host_named_like_a_secret_field_is_reported_and_a_known_secret_is_not():
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import register_secret
+    register_secret("Issued-Token-7731")
+    results = {"new_password": {"checks": [{"id": "device_answers", "status": "failed",
+                                            "message": "refused Issued-Token-7731"}]}}
+    for kind in ("junit", "markdown"):
+        text = report(results, kind)
+        assert ("new_password" if kind == "junit" else "new\\_password") in text
+        assert "refused" in text and "Issued-Token-7731" not in text
