@@ -166,3 +166,8 @@ def compatibility(declared, answer):
     if declared.element:
         out["elements"] = len(objects)
     return out
+
+
+def plain_text(value):
+    """A text field of a device as a plain string for a report (the fleet status): never None."""
+    return "" if value is None else str(value)

@@ -7,6 +7,7 @@ fields become plain strings and nothing here is templated."""
 
 from __future__ import annotations
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import plain_text
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.snapshot import IDLE_STATES
 
 #: the page's column heading for the device's items
@@ -15,21 +16,17 @@ ITEMS_LABEL = "Tuners"
 PRIORITY1 = False
 
 
-def _text(value):
-    return "" if value is None else str(value)
-
-
 def item(snapshot_item):
     """The status item of one tuner of a snapshot (api_snapshot's ``tuners``): a tuner off by
     choice (IDLE_STATES) is not in use, so neither unlocked nor alarmed."""
     enabled = snapshot_item.get("state") not in IDLE_STATES
     locked = snapshot_item.get("tuned") is True
-    alarms = [_text(a) for a in snapshot_item.get("alarms") or []]
+    alarms = [plain_text(a) for a in snapshot_item.get("alarms") or []]
     unlocked = enabled and not locked
     return {
-        "id": snapshot_item.get("id"), "name": _text(snapshot_item.get("name")), "kind": "tuner",
+        "id": snapshot_item.get("id"), "name": plain_text(snapshot_item.get("name")), "kind": "tuner",
         "in_use": enabled, "working": enabled and locked,
-        "state": _text(snapshot_item.get("state")), "frequency": snapshot_item.get("frequency"), "rssi": snapshot_item.get("rssi"),
+        "state": plain_text(snapshot_item.get("state")), "frequency": snapshot_item.get("frequency"), "rssi": snapshot_item.get("rssi"),
         "signal_ok": snapshot_item.get("signal_ok") is True, "priority1_errors": [], "alarms": alarms if enabled else [],
         "problem": "not locked" if unlocked else ("alarms: %s" % ", ".join(alarms) if enabled and alarms else ""),
         "critical": unlocked,

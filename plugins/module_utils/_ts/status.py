@@ -7,27 +7,25 @@ fields become plain strings and nothing here is templated."""
 
 from __future__ import annotations
 
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import plain_text
+
 #: the page's column heading for the device's items
 ITEMS_LABEL = "Inputs"
 #: whether the device's items report TR 101 290 priority-1 errors (the page's column)
 PRIORITY1 = True
 
 
-def _text(value):
-    return "" if value is None else str(value)
-
-
 def item(snapshot_item):
     """The status item of one input of a snapshot (api_snapshot's ``inputs``)."""
     monitored = snapshot_item.get("monitoring") is not False
-    errors = [_text(e) for e in snapshot_item.get("priority1_errors") or []]
+    errors = [plain_text(e) for e in snapshot_item.get("priority1_errors") or []]
     off_air = monitored and snapshot_item.get("receiving") is not True
     return {
-        "id": snapshot_item.get("id"), "name": _text(snapshot_item.get("name")), "kind": "input",
+        "id": snapshot_item.get("id"), "name": plain_text(snapshot_item.get("name")), "kind": "input",
         "in_use": monitored, "working": snapshot_item.get("receiving") is True,
-        "state": _text(snapshot_item.get("state")), "bitrate": snapshot_item.get("bitrate"),
-        "priority1_errors": errors, "alarms": [_text(a) for a in snapshot_item.get("alarms") or []],
-        "problem": "off air (%s)" % _text(snapshot_item.get("state")) if off_air else (
+        "state": plain_text(snapshot_item.get("state")), "bitrate": snapshot_item.get("bitrate"),
+        "priority1_errors": errors, "alarms": [plain_text(a) for a in snapshot_item.get("alarms") or []],
+        "problem": "off air (%s)" % plain_text(snapshot_item.get("state")) if off_air else (
             "priority-1 errors: %s" % ", ".join(errors) if errors and monitored else ""),
         "critical": off_air,
     }
