@@ -46,8 +46,6 @@ def _text(value):
     return "" if value is None else str(value)
 
 
-
-
 def _audit(result):
     """The last audit of a device: {status, sections} (status in_sync, drift, failed)."""
     if not isinstance(result, dict):

@@ -222,8 +222,8 @@ def markdown(data):
                       fit["floor"]["cpu_ms_per_device"],
                       "" if min(fit["site"]["fixed_cpu_s"], fit["floor"]["fixed_cpu_s"]) >= 0 else
                       " (a negative fixed cost: the cost per device grows with the fleet faster than a line)")]
-    lines += ["", "Raw numbers: [%s](%s); logs: `%s`." % (os.path.basename(data["json"]), os.path.basename(data["json"]),
-                                                         data["workdir"]), "", end]
+    name = os.path.basename(data["json"])
+    lines += ["", "Raw numbers: [%s](%s); logs: `%s`." % (name, name, data["workdir"]), "", end]
     return "\n".join(lines)
 
 

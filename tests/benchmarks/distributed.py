@@ -287,9 +287,8 @@ def markdown(data):
               "Wall time of the idempotent run by action (s): %s." % ", ".join(
                   "%s %.1f" % (k, v) for k, v in sorted(one["task_wall_s"].items(), key=lambda kv: -kv[1])), ""]
     lines += _slicing(runs, data["machine"]["cpus"])
-    lines += [
-              "Raw numbers: [%s](%s); logs: `%s`." % (os.path.basename(data["json"]), os.path.basename(data["json"]),
-                                                      data["workdir"]), "", end]
+    name = os.path.basename(data["json"])
+    lines += ["Raw numbers: [%s](%s); logs: `%s`." % (name, name, data["workdir"]), "", end]
     return "\n".join(lines)
 
 

@@ -132,13 +132,12 @@ def wall_verdict(wall_s, others, devices, limit_s=WALL_MAX_S, quiet_max=QUIET_OT
 def linear_fit(points):
     """Least-squares line through [(devices, seconds)]: (fixed seconds, seconds per device)."""
     points = list(points)
-    if len({x for x, _ in points}) < 2:
+    xs, ys = [x for x, y in points], [y for x, y in points]
+    if len(set(xs)) < 2:
         raise ValueError("a line needs at least two fleet sizes")
-    n = float(len(points))
-    mean_x = sum(x for x, _ in points) / n
-    mean_y = sum(y for _, y in points) / n
-    slope = (sum((x - mean_x) * (y - mean_y) for x, y in points)
-             / sum((x - mean_x) ** 2 for x, _ in points))
+    mean_x, mean_y = sum(xs) / float(len(xs)), sum(ys) / float(len(ys))
+    slope = (sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys))
+             / sum((x - mean_x) ** 2 for x in xs))
     return mean_y - slope * mean_x, slope
 
 

@@ -150,8 +150,8 @@ def _direct_targets(records, size, main):
         if unclean:
             detail += "; NOT CLEAN (%s): the ratio does not count" % ", ".join(unclean)
         if size != ISSUE_PING_FLOOR_SIZE:
-            detail += "; issue 44 sets this at %d devices (--sizes ...,%d)" % (ISSUE_PING_FLOOR_SIZE,
-                                                                            ISSUE_PING_FLOOR_SIZE)
+            detail += "; issue 44 sets this at %d devices (--sizes ...,%d)" % (
+                ISSUE_PING_FLOOR_SIZE, ISSUE_PING_FLOOR_SIZE)
         out.append(_target("direct execution, %s site.yml wall <= %.1fx the ping floor's" % (phase, limit),
                            ratio <= limit and not unclean, detail))
     direct = [r for r in records if r["case"] == "ours" and not r.get("scale")]
