@@ -41,10 +41,19 @@ BINS = [os.path.dirname(sys.executable)] + [d for d in os.environ.get("BM_ANSIBL
 
 
 def kinds_emitted():
-    """The event kinds device_events.py emits, read from its source (a new kind must be added below)."""
+    """The event kinds device_events.py emits, read from its source and from each device
+    folder's events.py, where a device type's item events are built (a new kind must be added
+    below)."""
     path = os.path.join(ROOT, "extensions", "eda", "plugins", "event_source", "device_events.py")
     with open(path, encoding="utf-8") as handle:
-        return set(re.findall(r"\.event\(\s*\"([a-z_]+)\"", handle.read()))
+        kinds = set(re.findall(r"\.event\(\s*\"([a-z_]+)\"", handle.read()))
+    module_utils = os.path.join(ROOT, "plugins", "module_utils")
+    for folder in sorted(os.listdir(module_utils)):
+        path = os.path.join(module_utils, folder, "events.py")
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as handle:
+                kinds |= set(re.findall(r"events\.append\(\(\s*\"([a-z_]+)\"", handle.read()))
+    return kinds
 
 
 TS_ITEM = {"state": "no_signal", "monitoring": True, "receiving": False, "bitrate": 0, "priority1": "critical",
