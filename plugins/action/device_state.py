@@ -18,6 +18,7 @@ from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.utils.display import Display
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._device_state import ARGUMENT_SPEC, PASSED_ON
+from ansible_collections.broadcast.monitoring.plugins.module_utils._devices import device_type
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import differences
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execution import (
     FALLBACK_WARNING,
@@ -67,7 +68,7 @@ class ActionModule(DirectExecutionAction):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
-        given, guarded = plain(self._task.args), None
+        given, guarded, passwords = plain(self._task.args), None, None
         if _in_role(given):
             if self._task._role is None:
                 return dict(result, failed=True, msg="check_role_variables: the task is not part of a role")
@@ -87,6 +88,8 @@ class ActionModule(DirectExecutionAction):
                 guarded = _guarded(prefix, values, (task_vars or {}).get(prefix + DEFERRED), self._task.check_mode)
                 if guarded:
                     result["guarded"] = True
+                else:  # under the gate or the revert, guarded.yml sets them last, after its own checks
+                    passwords = values.get(prefix + PASSWORDS)
         # the spec only asks parts to be a dict: each part is checked against its module's spec below,
         # and the validator's copy of an analyzer's inputs would cost more than that check
         parts = given.get("parts")
@@ -111,8 +114,10 @@ class ActionModule(DirectExecutionAction):
         if problems:
             return dict(result, failed=True, msg="invalid parts, nothing was run: %s" % "; ".join(problems))
         try:
-            return _told(dict(result, **self._apply(args, declared, options, task_vars, defer=guarded is False)),
-                         (task_vars or {}).get("inventory_hostname"))
+            outcome = self._apply(args, declared, options, task_vars, defer=guarded is False)
+            if passwords is not None and not outcome.get("failed") and not outcome.get("deferred"):
+                outcome = self._set_passwords(outcome, args, passwords, task_vars)
+            return _told(dict(result, **outcome), (task_vars or {}).get("inventory_hostname"))
         finally:
             self._remove_tmp_path(self._connection._shell.tmpdir)
 
@@ -148,12 +153,42 @@ class ActionModule(DirectExecutionAction):
         finally:
             self._planning = False
         if self._task.check_mode or plans.failed or not plans.changed:
-            return plans.summary(modules, declared, planned_only=plans.failed is not None and not self._task.check_mode)
+            return plans.summary(modules, declared, planned_only=plans.failed is not None and not self._task.check_mode,
+                                 lean=not self._task.check_mode)
         if defer:
             return dict(plans.summary(modules, declared, planned_only=True), deferred=True)
-        return run.parts(check_mode=False, plans=plans.outcomes).summary(modules, declared)
+        return run.parts(check_mode=False, plans=plans.outcomes).summary(modules, declared, lean=True)
+
+    def _set_passwords(self, outcome, args, passwords, task_vars):
+        """``outcome`` with the role's passwords set after the state (device_password, the user
+        role's first, so that the admin password it is set with is still the one given), at the
+        address the network part may have just given the device."""
+        connection = {name: args[name] for name in PASSED_ON if args.get(name) is not None}
+        network = (outcome.get("parts") or {}).get("network") or {}
+        if network.get("host"):
+            connection["host"] = network["host"]
+        results = {}
+        for role in PASSWORD_ROLES:
+            if passwords.get(role) is None:
+                continue
+            done = self._execute_module(COLLECTION + "device_password", dict(
+                connection, device_type=args["device_type"], target_role=role, new_password=passwords[role]),
+                task_vars=task_vars)
+            outcome["modules"].append("device_password")
+            results[role] = {key: value for key, value in done.items() if key not in DROPPED}
+            if done.get("failed"):
+                applied = "changed" if outcome.get("changed") else "unchanged"
+                return dict(outcome, passwords=results, failed=True, changed=bool(outcome.get("changed")),
+                            msg="passwords: %s: %s; the declared state was applied before (%s)" % (
+                                role, done.get("msg"), applied))
+        return dict(outcome, passwords=results,
+                    changed=bool(outcome.get("changed")) or any(r.get("changed") for r in results.values()))
 
 
+#: a device role's variable of the passwords its roles should have (``<role>_passwords``), and those roles in
+#: the order they are set
+PASSWORDS = "_passwords"
+PASSWORD_ROLES = ("user", "admin")
 #: a device role's task variable ``<role>__deferred``: true on the task of the role's guarded.yml,
 #: which applies the change that the role's first task deferred to it
 DEFERRED = "__deferred"
@@ -221,10 +256,13 @@ class _Pass:
         self.changed = any(outcome.get("changed") for outcome in outcomes.values())
         self.failed = next((name for name, outcome in outcomes.items() if outcome.get("failed")), None)
 
-    def summary(self, modules, declared, planned_only=False):
+    def summary(self, modules, declared, planned_only=False, lean=False):
+        """With ``lean`` (outside check mode), an unchanged part's result leaves out its
+        ``before`` and ``after``: the state it already had, which a fleet's idempotent run would
+        otherwise carry back through every worker and callback (docs/performance.md)."""
         summary = {
             "changed": self.changed and not planned_only,
-            "parts": self.outcomes,
+            "parts": {name: _lean(outcome) for name, outcome in self.outcomes.items()} if lean else self.outcomes,
             "modules": modules,
             "reboot_needed": any(outcome.get("reboot_needed") for outcome in self.outcomes.values()),
         }
@@ -236,6 +274,12 @@ class _Pass:
             msg = _failure(self.failed, self.outcomes, declared, planned_only)
             summary.update(failed=True, failed_part=self.failed, msg=msg)
         return summary
+
+
+def _lean(outcome):
+    if outcome.get("changed") or outcome.get("failed"):
+        return outcome
+    return {key: value for key, value in outcome.items() if key not in ("before", "after")}
 
 
 def _headed(name, diff):
@@ -271,8 +315,9 @@ def _failure(name, parts, declared, planned_only=False):
 # -- what a run changed, one readable line per part and object ----------------------------------
 #: the parts that are lists of objects (their results list ``changes``, their diffs are keyed by object)
 LISTED = frozenset(part.name for parts in PARTS.values() for part in parts if part.kind is list)
-#: the list parts whose objects are tuners (keyed by tuner id): the per-tuner parts, which take a ``<part>_all``
-PER_TUNER = frozenset(part.name for parts in PARTS.values() for part in parts if part.common_part)
+#: the list parts whose objects are the device's items (keyed by item id), which take a ``<part>_all``: what
+#: the device type calls an item (its registry entry's ITEM), by part
+PER_ITEM = {part.name: device_type(kind).ITEM for kind, parts in PARTS.items() for part in parts if part.common_part}
 #: how long a value may get in a line before it is cut
 SHOWN_MAX = 60
 
@@ -280,7 +325,7 @@ _display = Display()
 
 
 def _object(part, key):
-    return "tuner %s" % key if part in PER_TUNER else str(key)
+    return "%s %s" % (PER_ITEM[part], key) if part in PER_ITEM else str(key)
 
 
 def _objects(before, after):

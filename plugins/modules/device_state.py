@@ -109,6 +109,9 @@ options:
         (C(<role>_revert_on_regression)) on, outside check mode, a change the plan finds is not written by this task
         but deferred (RV(deferred)) to the role's tasks that write it between the snapshots or the revert's steps.
         The device roles use this instead of a task of their own, which would cost every device another task.
+      - There, the passwords the role declares (C(<role>_passwords)) are set after the state with
+        M(broadcast.monitoring.device_password), the user role's first (RV(passwords)); under the snapshot gate or
+        the revert, the role's tasks that write a deferred change set them last instead.
     type: bool
     default: false
   login_once:
@@ -176,9 +179,12 @@ parts:
     - The result of each part's module that ran, by part name (without its diff, which is in C(diff)). A part that
       is not declared is absent; so are the parts after a failed one.
     - The alert profiles' two passes with O(purge) make one result, with the C(changes) of both.
+    - Outside check mode, the result of a part that did not change leaves out its C(before) and C(after) (the state
+      it already had): an idempotent run of a large fleet would otherwise carry every device's whole configuration
+      back to the controller. In check mode (an audit) every part keeps them.
   returned: always
   type: dict
-  sample: {"snmp": {"changed": false, "before": {}, "after": {}, "requests": {"read": 1}}}
+  sample: {"snmp": {"changed": false, "requests": {"read": 1}}}
 modules:
   description:
     - The modules the task ran, in order (C(device_login) first, with O(login_once)). Outside check mode every part's
@@ -216,6 +222,13 @@ guarded:
   returned: on the role's task that writes the change its first task deferred
   type: bool
   sample: true
+passwords:
+  description:
+    - The result of M(broadcast.monitoring.device_password) for each role whose password the role declares
+      (C(<role>_passwords), O(check_role_variables)), by role. The passwords themselves are never shown.
+  returned: when a device role declares passwords and this task sets them
+  type: dict
+  sample: {"user": {"changed": true, "target_role": "user"}, "admin": {"changed": false, "target_role": "admin"}}
 argument_errors:
   description: What the role's argument spec says of the role's variables (O(check_role_variables)).
   returned: when a role variable has the wrong type or value
