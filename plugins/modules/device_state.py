@@ -179,9 +179,9 @@ parts:
     - The result of each part's module that ran, by part name (without its diff, which is in C(diff)). A part that
       is not declared is absent; so are the parts after a failed one.
     - The alert profiles' two passes with O(purge) make one result, with the C(changes) of both.
-    - Outside check mode, the result of a part that did not change leaves out its C(before) and C(after) (the state
-      it already had): an idempotent run of a large fleet would otherwise carry every device's whole configuration
-      back to the controller. In check mode (an audit) every part keeps them.
+    - Outside check mode, the result of a part that did not change leaves out its C(before) and C(after), the state
+      it already had, which an idempotent run of a large fleet would otherwise carry back to the controller for
+      every device. In check mode (an audit) every part keeps them.
   returned: always
   type: dict
   sample: {"snmp": {"changed": false, "requests": {"read": 1}}}
