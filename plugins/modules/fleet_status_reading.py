@@ -84,8 +84,9 @@ ansible_facts:
     fleet_status_reading:
       description:
         - The device's reading. C(device_type); C(groups), the host's groups; C(declared), how many items (an
-          analyzer's inputs) the device role declares, or null; C(read_at), when (UTC); C(snapshot), the RV(broadcast.monitoring.device_snapshot#module:snapshot)
-          taken, or null when the device failed; C(error), why it failed, or empty.
+          analyzer's inputs) the device role declares, or null; C(read_at), when (UTC); C(snapshot), the
+          RV(broadcast.monitoring.device_snapshot#module:snapshot) taken, or null when the device failed; C(error), why
+          it failed, or empty.
       returned: always
       type: dict
       sample:
