@@ -14,7 +14,7 @@ description:
     it once per device). Takes a snapshot of what the device is doing with M(broadcast.monitoring.device_snapshot)
     (one login and the reads of a snapshot; nothing is written) and sets the fact C(fleet_status_reading).
   - A device that fails (does not answer, refuses the login, answers in a shape that cannot be read) does not fail
-    the task; its reading has no snapshot and says why (RV(ansible_facts.fleet_status_reading.error)).
+    the task; its reading (RV(ansible_facts.fleet_status_reading)) has no snapshot, and its C(error) says why.
   - The device's connection settings are taken by name, as its device role has them. The device role's
     C(<device_type>_host), C(<device_type>_port), C(<device_type>_protocol), C(<device_type>_validate_certs),
     C(<device_type>_ca_path), C(<device_type>_role) and C(<device_type>_password) (for example C(ts_analyzer_port)),
@@ -49,18 +49,12 @@ options:
     type: list
     elements: str
     default: []
+extends_documentation_fragment:
+  - broadcast.monitoring.attributes.INFO
 attributes:
   action:
-    description: Runs on the controller as an action plugin.
+    description: Runs on the controller as an action plugin, which runs M(broadcast.monitoring.device_snapshot).
     support: full
-  check_mode:
-    description: Can run in check mode and return changed status prediction without modifying the device.
-    support: full
-    details: The module only reads; it runs the same in check mode and never reports a change.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check mode).
-    support: none
-    details: Nothing changes, so there is no diff.
 notes:
   - The reading is data. Text from the device is never templated, and the reading is masked like every output of the
     collection (no password or token in it).

@@ -6,7 +6,9 @@ shown as text) each show those first and marked. Nothing is written to any devic
 
 import html
 import json
+import os
 import re
+import shutil
 import socket
 
 import pytest
@@ -16,7 +18,7 @@ from bm_simulator.fleet import running_fleet
 from bm_simulator.ts import PRIORITY_1
 
 from . import fleet_page
-from .conftest import ROOT, ansible_playbook, recap
+from .conftest import ROOT, ansible_playbook, module_examples, recap
 from .device_api import Api
 from .tasks import clear_log, writes
 from .test_awx_pipeline import (Job, SLICES, assert_no_secret, awx_slices, effective_artifacts, meta_vars, run_jobs,
@@ -184,6 +186,34 @@ def test_module_processes_give_the_same_readings(fleet, status, collections_path
                  [i["name"] for i in d["items"]], d["declared"]) for d in doc["devices"]]
     checked = json.loads((status[1] / "fleet-status.json").read_text())
     assert rows(json.loads((folder / "fleet-status.json").read_text())) == rows(checked)
+
+
+def test_documented_examples_run_as_written(fleet, collections_path, tmp_path):
+    """fleet_status_reading's EXAMPLES task as a role's task (the role's argument spec and
+    defaults those of roles/fleet_status): a device read, a device that does not answer recorded
+    without failing its host; outside a role, check_role_variables is refused."""
+    role = tmp_path / "roles" / "fleet_status"
+    for folder in ("meta", "defaults"):
+        shutil.copytree(os.path.join(ROOT, "roles", "fleet_status", folder), role / folder)
+    (role / "tasks").mkdir()
+    (role / "tasks" / "main.yml").write_text(yaml.safe_dump(module_examples("fleet_status_reading") + [
+        {"name": "Keep the reading", "ansible.builtin.copy": {
+            "content": "{{ fleet_status_reading | to_json }}", "dest": str(tmp_path) + "/{{ inventory_hostname }}.json",
+            "mode": "0600"}, "delegate_to": "localhost"}], sort_keys=False))
+    playbook = tmp_path / "demo.yml"
+    playbook.write_text(yaml.safe_dump([
+        {"name": "Demo", "hosts": "ts-001:%s" % GONE, "gather_facts": False, "connection": "local", "roles": ["fleet_status"]},
+        {"name": "Outside a role", "hosts": "ts-001", "gather_facts": False, "connection": "local", "tasks": [
+            dict(module_examples("fleet_status_reading")[0], ignore_errors=True, register="outside"),
+            {"name": "Refused", "ansible.builtin.assert": {"that": [
+                "outside.msg == 'check_role_variables: the task is not part of a role'"]}}]}]))
+    proc = ansible_playbook(fleet, collections_path, tmp_path, [
+        "-i", str(inventory(fleet, tmp_path / "hosts.yml")), "-e", "fleet_status_device_type=ts_analyzer", str(playbook)])
+    assert proc.returncode == 0, proc.output
+    read, gone = (json.loads((tmp_path / (name + ".json")).read_text()) for name in ("ts-001", GONE))
+    assert read["device_type"] == "ts_analyzer" and read["error"] == "" and read["declared"] == 3, read
+    assert [i["name"] for i in read["snapshot"]["inputs"]] == ["News", HOSTILE], read
+    assert gone["snapshot"] is None and "cannot connect" in gone["error"] and "ts_analyzers" in gone["groups"], gone
 
 
 def test_the_metrics_say_the_same_and_promtool_passes(status):
