@@ -15,7 +15,7 @@ from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.utils.unsafe_proxy import wrap_var
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import masked, register_secret
-from ansible_collections.broadcast.monitoring.plugins.modules.fleet_status_reading import ARGUMENT_SPEC
+from ansible_collections.broadcast.monitoring.plugins.module_utils._status_reading import ARGUMENT_SPEC
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execution import (
     COLLECTION,
     FALLBACK_WARNING,

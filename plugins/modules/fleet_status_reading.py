@@ -107,13 +107,7 @@ argument_errors:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.broadcast.monitoring.plugins.module_utils import _devices as devices
-
-ARGUMENT_SPEC = dict(
-    device_type=dict(type="str", required=True, choices=list(devices.NAMES)),
-    check_role_variables=dict(type="bool", default=False),
-    play_variables=dict(type="list", elements="str", default=[]),
-)
+from ansible_collections.broadcast.monitoring.plugins.module_utils._status_reading import ARGUMENT_SPEC
 
 
 def main():
