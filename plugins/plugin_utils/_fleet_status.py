@@ -33,6 +33,22 @@ VALIDATION_PROBLEMS = ("failed",)
 ROLLOUT_PROBLEMS = ("regression", "upgrade failed", "bundle refused")
 
 
+def declared_variable(kind):
+    """The device role's variable whose items the status counts as declared (``<type>_<part>``,
+    the part its folder's status.py names), or None for a device type that declares none."""
+    part = DEVICE_TYPES[kind]["status"].DECLARED if kind in DEVICE_TYPES else None
+    return "%s_%s" % (kind, part) if part else None
+
+
+def reading(kind, groups, declared, snapshot=None, error=""):
+    """A device's reading (the fact ``fleet_status_reading``): its snapshot, or why there is none
+    (``error``); ``declared`` the value of its declared_variable (None when not set)."""
+    return {"device_type": kind, "groups": list(groups),
+            "declared": len(declared) if isinstance(declared, (list, dict)) else None,
+            "read_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "snapshot": snapshot if not error else None, "error": error}
+
+
 def page_views():
     """What the page shows per device type (_fleet_status_page.page): its label, the heading of
     its items, whether they have priority-1 errors, and how a device's items are summed up."""

@@ -135,13 +135,32 @@ def role_values(role, task_vars, templar, extra=()):
     those named in ``extra``, templated at once; and what Ansible's own argument validation of
     the role says of them (its messages, empty when they hold)."""
     options = role_files(role._role_path).options
-    values = {name: task_vars[name] for name in list(options) + list(extra) if name in task_vars}
+    values = variables(list(options) + list(extra), task_vars, templar)
+    checked = {name: value for name, value in values.items() if name in options}
+    return values, ArgumentSpecValidator(options).validate(checked).error_messages
+
+
+def checked_role(role, task_vars, templar, extra=(), known=()):
+    """``(values, failure)``: role_values of the running ``role`` (``extra`` as there), and the
+    failed result of a task whose role's variables do not hold - their types (Ansible's own
+    messages), then their names (refusal, ``known``: further names it knows) - or None."""
+    values, errors = role_values(role, task_vars, templar, extra=extra)
+    if errors:
+        return values, {"failed": True, "changed": False, "argument_errors": errors,
+                        "msg": "Validation of arguments failed:\n%s" % "\n".join(errors)}
+    unknown = refusal(role, task_vars, known)
+    if unknown:
+        return values, {"failed": True, "changed": False, "unknown": unknown[0], "msg": unknown[1]}
+    return values, None
+
+
+def variables(names, task_vars, templar):
+    """The variables ``names`` that are set, by name, templated at once."""
+    values = {name: task_vars[name] for name in names if name in task_vars}
     # only what holds a template goes through the templar: it would copy an analyzer's inputs
     # whole to give them back unchanged
     templated = [name for name, value in values.items() if _holds_template(value)]
-    values = dict(plain(values), **plain(templar.template({name: values[name] for name in templated})))
-    checked = {name: value for name, value in values.items() if name in options}
-    return values, ArgumentSpecValidator(options).validate(checked).error_messages
+    return dict(plain(values), **plain(templar.template({name: values[name] for name in templated})))
 
 
 def _holds_template(value):
@@ -162,13 +181,28 @@ def device_state_arguments(prefix, values, parts, purge_parts):
     when neither is: the modules' own fallbacks apply), and the declared state."""
     def role(name):
         return values.get("%s_%s" % (prefix, name))
-    args = {name: role(name) for name in ("host", "login_once", "purge", "reboot") if "%s_%s" % (prefix, name) in values}
+    args = dict(connection_arguments(prefix, values), **{
+        name: role(name) for name in ("login_once", "purge", "reboot") if "%s_%s" % (prefix, name) in values})
+    args["purge_parts"] = {name: role("purge_" + name) for name in purge_parts}
+    args["parts"] = {name: role(name) for name in parts}
+    return args
+
+
+def connection_names(prefix):
+    """The variables connection_arguments reads: the device role's (``<prefix>_host``...) and the fleet's."""
+    return ["%s_host" % prefix] + [name for option, fleet in CONNECTION_FALLBACKS
+                                   for name in ("%s_%s" % (prefix, option), fleet)]
+
+
+def connection_arguments(prefix, values):
+    """The connection options of a device role's variables (``values``, by name): its host, and
+    each of CONNECTION_FALLBACKS that is set, the role's or else the fleet's (left out when
+    neither is: the modules' own fallbacks apply)."""
+    args = {"host": values["%s_host" % prefix]} if "%s_host" % prefix in values else {}
     for option, fleet in CONNECTION_FALLBACKS:
         name = "%s_%s" % (prefix, option)
         if name in values or fleet in values:
             args[option] = values[name] if name in values else values[fleet]
-    args["purge_parts"] = {name: role("purge_" + name) for name in purge_parts}
-    args["parts"] = {name: role(name) for name in parts}
     return args
 
 

@@ -6,7 +6,9 @@ shown as text) each show those first and marked. Nothing is written to any devic
 
 import html
 import json
+import os
 import re
+import shutil
 import socket
 
 import pytest
@@ -16,7 +18,7 @@ from bm_simulator.fleet import running_fleet
 from bm_simulator.ts import PRIORITY_1
 
 from . import fleet_page
-from .conftest import ROOT, ansible_playbook, recap
+from .conftest import ROOT, ansible_playbook, module_examples, recap
 from .device_api import Api
 from .tasks import clear_log, writes
 from .test_awx_pipeline import (Job, SLICES, assert_no_secret, awx_slices, effective_artifacts, meta_vars, run_jobs,
@@ -26,6 +28,8 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 #: a device whose inventory name is markup (a second inventory entry for fm-002)
 HOSTILE_DEVICE = "<img src=x onerror=alert(document.domain)>"
 GONE = "ts-gone"
+#: an input whose name is a template: device text, shown as written, never evaluated
+PLANTED_INPUT = "{{ 'evalu' ~ 'ated' }}"
 SITES = {"studio_north": ["ts-001", "fm-001"], "transmitter_south": ["ts-002", "ts-003", "fm-002", GONE]}
 OLD_FIRMWARE = "0.9.0"
 
@@ -65,7 +69,7 @@ def setup(sim):
     quiet_analyzer(sim, "ts-001", ["News", HOSTILE])
     off_air, ids = quiet_analyzer(sim, "ts-002", ["Sport"])
     sim.call(off_air.lose_signal, ids["Sport"])
-    old = quiet_analyzer(sim, "ts-003", ["Music"])[0]
+    old = quiet_analyzer(sim, "ts-003", ["Music", PLANTED_INPUT])[0]
     sim.call(lambda: old.state.update(firmware_version=OLD_FIRMWARE))
     unlocked = monitor_on_air(sim, "fm-001")
     sim.call(unlocked.lose_signal, 0)
@@ -87,16 +91,20 @@ def inventory(sim, path):
         "ansible_host": "127.0.0.1", "device_port": closed_port(), "device_type": "ts_analyzer"}
     data["all"]["children"]["fm_monitors"]["hosts"][HOSTILE_DEVICE] = dict(
         data["all"]["children"]["fm_monitors"]["hosts"]["fm-002"])
+    # declared items: an analyzer's inputs are counted against the device's; a monitor's tuners are its hardware
+    data["all"]["children"]["ts_analyzers"]["hosts"]["ts-001"]["ts_analyzer_inputs"] = [
+        {"name": name} for name in ("News", HOSTILE, "Weather")]
+    data["all"]["children"]["fm_monitors"]["hosts"]["fm-002"]["fm_monitor_tuners"] = [{"tuner_id": 0}]
     for site, hosts in SITES.items():
         data["all"]["children"][site] = {"hosts": {host: {} for host in hosts}}
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return path
 
 
-def fleet_status(sim, collections_path, workdir, options=()):
+def fleet_status(sim, collections_path, workdir, options=(), env=None):
     args = ["-i", str(inventory(sim, workdir / "hosts.yml")), ROOT + "/playbooks/fleet_status.yml",
             "-e", "status_dir=status"] + list(options)
-    proc = ansible_playbook(sim, collections_path, workdir, args, cwd=str(workdir))
+    proc = ansible_playbook(sim, collections_path, workdir, args, cwd=str(workdir), env=env)
     return proc.returncode, proc.output, workdir / "status"
 
 
@@ -140,6 +148,8 @@ def test_the_json_lists_the_problems_first_each_marked(status):
     assert doc["sources"]["validation"] == ["broadcast_monitoring_validation_7"] and len(doc["sources"]["audit"]) == 1
     device = {d["name"]: d for d in doc["devices"]}
     assert device["ts-002"]["working"] == 0 and device["ts-002"]["declared"] is None
+    assert device["ts-001"]["declared"] == 3 and "3 input(s) declared, 2 on the device" in device["ts-001"]["problems"]
+    assert device["fm-002"]["declared"] is None
     assert any("input Sport: off air" in p for p in device["ts-002"]["problems"]), device["ts-002"]
     assert device["fm-001"]["working"] == 0 and device["fm-001"]["in_use"] == 1
     assert any("not locked" in p for p in device["fm-001"]["problems"])
@@ -148,10 +158,62 @@ def test_the_json_lists_the_problems_first_each_marked(status):
     assert device["ts-001"]["firmware_outdated"] is False and device["ts-001"]["model"]
     assert device["ts-001"]["audit"]["sections"] == ["snmp"] and device["fm-002"]["audit"]["status"] == "in_sync"
     assert device["ts-003"]["validation"] == {"status": "failed", "failed": 1, "messages": [PLANTED]}
+    assert [i["name"] for i in device["ts-003"]["items"]] == ["Music", PLANTED_INPUT]
     assert device["ts-002"]["audit"]["status"] == "not_audited" and device["ts-002"]["validation"] is None
     assert [i["name"] for i in device["ts-001"]["items"]] == ["News", HOSTILE]
     assert "studio_north" in device["ts-001"]["groups"]
     assert isinstance(device["fm-002"]["items"][0]["rssi"], int)
+
+
+def test_module_processes_give_the_same_readings(fleet, status, collections_path, tmp_path):
+    """The reading's snapshot as a module process (BROADCAST_MONITORING_DIRECT_EXECUTION=false),
+    not in check mode: the same rows, each device read in one task, nothing written to any device."""
+    for device in fleet.devices:
+        clear_log(fleet, device)
+    given = status[1].parent  # the check run's reports
+    code, output, folder = fleet_status(fleet, collections_path, tmp_path, [
+        "-e", "fleet_status_audit_report=%s" % (given / "audit.json"), "-e", "@%s" % (given / "artifacts.json")],
+        env={"BROADCAST_MONITORING_DIRECT_EXECUTION": "false"})
+    assert code == 0, output
+    assert "device_snapshot runs as a module process" in output, output
+    assert "(direct execution)" not in output
+    assert all(counts["failed"] == 0 for counts in recap(output).values()), output
+    for device in fleet.devices:
+        assert writes(fleet, device) == [], device.name
+
+    def rows(doc):  # the device that does not answer has a closed port of its own in each inventory
+        return [(d["name"], d["state"], [re.sub(r"127\.0\.0\.1:\d+", "port", p) for p in d["problems"]],
+                 [i["name"] for i in d["items"]], d["declared"]) for d in doc["devices"]]
+    checked = json.loads((status[1] / "fleet-status.json").read_text())
+    assert rows(json.loads((folder / "fleet-status.json").read_text())) == rows(checked)
+
+
+def test_documented_examples_run_as_written(fleet, collections_path, tmp_path):
+    """fleet_status_reading's EXAMPLES task as a role's task (the role's argument spec and
+    defaults those of roles/fleet_status): a device read, a device that does not answer recorded
+    without failing its host; outside a role, check_role_variables is refused."""
+    role = tmp_path / "roles" / "fleet_status"
+    for folder in ("meta", "defaults"):
+        shutil.copytree(os.path.join(ROOT, "roles", "fleet_status", folder), role / folder)
+    (role / "tasks").mkdir()
+    (role / "tasks" / "main.yml").write_text(yaml.safe_dump(module_examples("fleet_status_reading") + [
+        {"name": "Keep the reading", "ansible.builtin.copy": {
+            "content": "{{ fleet_status_reading | to_json }}", "dest": str(tmp_path) + "/{{ inventory_hostname }}.json",
+            "mode": "0600"}, "delegate_to": "localhost"}], sort_keys=False))
+    playbook = tmp_path / "demo.yml"
+    playbook.write_text(yaml.safe_dump([
+        {"name": "Demo", "hosts": "ts-001:%s" % GONE, "gather_facts": False, "connection": "local", "roles": ["fleet_status"]},
+        {"name": "Outside a role", "hosts": "ts-001", "gather_facts": False, "connection": "local", "tasks": [
+            dict(module_examples("fleet_status_reading")[0], ignore_errors=True, register="outside"),
+            {"name": "Refused", "ansible.builtin.assert": {"that": [
+                "outside.msg == 'check_role_variables: the task is not part of a role'"]}}]}]))
+    proc = ansible_playbook(fleet, collections_path, tmp_path, [
+        "-i", str(inventory(fleet, tmp_path / "hosts.yml")), "-e", "fleet_status_device_type=ts_analyzer", str(playbook)])
+    assert proc.returncode == 0, proc.output
+    read, gone = (json.loads((tmp_path / (name + ".json")).read_text()) for name in ("ts-001", GONE))
+    assert read["device_type"] == "ts_analyzer" and read["error"] == "" and read["declared"] == 3, read
+    assert [i["name"] for i in read["snapshot"]["inputs"]] == ["News", HOSTILE], read
+    assert gone["snapshot"] is None and "cannot connect" in gone["error"] and "ts_analyzers" in gone["groups"], gone
 
 
 def test_the_metrics_say_the_same_and_promtool_passes(status):

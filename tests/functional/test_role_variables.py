@@ -116,6 +116,25 @@ def test_misspelt_variables_of_the_fleet_roles_fail_before_any_request(
     assert _requests(sim) == {name: [] for name in DEVICES}
 
 
+@pytest.mark.parametrize("extra, message", [
+    ({"fleet_status_device_type": "ts"},
+     "Validation of arguments failed:\nvalue of fleet_status_device_type must be one of: ts_analyzer, fm_monitor, got: ts"),
+    ({"fleet_status_dri": "status"},
+     "role fleet_status: fleet_status_dri is not a variable of this role (did you mean fleet_status_dir?)"),
+])
+def test_bad_variables_of_the_status_play_fail_before_any_request(sim, collections_path, tmp_path, extra, message):
+    """playbooks/fleet_status.yml skips Ansible's own argument validation of its role
+    (rolespec_validate: false): its one task per device, fleet_status_reading, checks the role's
+    variables by type with the same messages, and by name, before any request."""
+    _clear(sim)
+    proc = _run(sim, collections_path, tmp_path, os.path.join(ROOT, "playbooks", "fleet_status.yml"),
+                dict(extra, status_dir=str(tmp_path / "status")))
+    assert proc.returncode != 0, proc.output
+    assert message in proc.output.replace("\\n", "\n"), proc.output
+    assert _requests(sim) == {name: [] for name in DEVICES}
+    assert not (tmp_path / "status").exists()
+
+
 def test_documented_examples_run_as_written(sim, collections_path, tmp_path):
     """The EXAMPLES task as the first task of a role: a misspelt variable fails with the closest
     name; known ones, the role's own results (its register names, here from a first run of the

@@ -17,9 +17,11 @@ from tests.functional.conftest import ROOT, Play, connection
 from tests.reliability import figures
 
 CASES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bad_input_cases.yml")
-#: modules that talk to no device, so this matrix (cases run against a simulated device, with
+#: modules that take no connection option (they talk to no device, or take its connection by
+#: variable name), so this matrix (cases run against a simulated device given by options, with
 #: its requests counted) does not apply; where their own refusals are tested instead
-NO_DEVICE = {"role_variables": "tests/functional/test_role_variables.py, tests/unit/plugins/plugin_utils/test_role_variables.py"}
+NO_DEVICE = {"role_variables": "tests/functional/test_role_variables.py, tests/unit/plugins/plugin_utils/test_role_variables.py",
+             "fleet_status_reading": "tests/functional/test_role_variables.py, tests/functional/test_fleet_status.py"}
 MODULES = sorted(name[:-3] for name in os.listdir(os.path.join(ROOT, "plugins", "modules"))
                  if name.endswith(".py") and not name.startswith("_") and name[:-3] not in NO_DEVICE)
 #: texts that mean the module crashed instead of rejecting the input

@@ -14,6 +14,9 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._fm.snapshot 
 ITEMS_LABEL = "Tuners"
 #: whether the device's items report TR 101 290 priority-1 errors (the page's column)
 PRIORITY1 = False
+#: the part whose declared items the status compares with those on the device: none (a monitor's
+#: tuners are its hardware, all on the device whatever its role declares)
+DECLARED = None
 
 
 def item(snapshot_item):

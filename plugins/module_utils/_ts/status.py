@@ -13,6 +13,9 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes impor
 ITEMS_LABEL = "Inputs"
 #: whether the device's items report TR 101 290 priority-1 errors (the page's column)
 PRIORITY1 = True
+#: the part whose items, as the device's role declares them (ts_analyzer_inputs), the status
+#: compares with those on the device
+DECLARED = "inputs"
 
 
 def item(snapshot_item):

@@ -14,9 +14,10 @@ from ansible.plugins.loader import shell_loader
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execution import module_environment, opted_out
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-#: modules with an action plugin of their own: device_state and device_onboard run their
-#: modules through direct execution themselves; role_variables starts no module at all
-OWN_ACTION = {"device_state", "device_onboard", "role_variables"}
+#: modules with an action plugin of their own: device_state, device_onboard and
+#: fleet_status_reading run their modules through direct execution themselves; role_variables
+#: starts no module at all
+OWN_ACTION = {"device_state", "device_onboard", "fleet_status_reading", "role_variables"}
 
 
 def test_every_module_is_routed_to_the_direct_execution_action():
