@@ -27,9 +27,8 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execu
 )
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import (
     CONNECTION_FALLBACKS,
+    checked_role,
     device_state_arguments,
-    refusal,
-    role_values,
 )
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts import (
     PARTS,
@@ -75,14 +74,10 @@ class ActionModule(DirectExecutionAction):
             # the role's variables: their types (what the role's argument validation says), their names,
             # then taken by name for every option the task does not give itself
             prefix = self._task._role.get_name(include_role_fqcn=False)
-            values, errors = role_values(self._task._role, task_vars or {}, self._templar,
-                                         extra=[fleet for option, fleet in CONNECTION_FALLBACKS])
-            if errors:
-                return dict(result, failed=True, changed=False, argument_errors=errors,
-                            msg="Validation of arguments failed:\n%s" % "\n".join(errors))
-            unknown = refusal(self._task._role, task_vars)
-            if unknown:
-                return dict(result, failed=True, changed=False, unknown=unknown[0], msg=unknown[1])
+            values, failure = checked_role(self._task._role, task_vars or {}, self._templar,
+                                           extra=[fleet for option, fleet in CONNECTION_FALLBACKS])
+            if failure:
+                return dict(result, **failure)
             if prefix in PARTS and given.get("device_type") == prefix:  # a device role: its variables by name
                 given = dict(device_state_arguments(prefix, values, part_names(prefix), PURGED[prefix]), **given)
                 guarded = _guarded(prefix, values, (task_vars or {}).get(prefix + DEFERRED), self._task.check_mode)
