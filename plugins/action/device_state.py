@@ -20,6 +20,7 @@ from ansible.utils.display import Display
 from ansible_collections.broadcast.monitoring.plugins.module_utils._device_state import ARGUMENT_SPEC, PASSED_ON
 from ansible_collections.broadcast.monitoring.plugins.module_utils._devices import device_type
 from ansible_collections.broadcast.monitoring.plugins.module_utils._engine import differences
+from ansible_collections.broadcast.monitoring.plugins.module_utils._system import check_password
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execution import (
     FALLBACK_WARNING,
     DirectExecutionAction,
@@ -27,6 +28,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execu
 )
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import (
     CONNECTION_FALLBACKS,
+    asks_role_check,
     checked_role,
     device_state_arguments,
 )
@@ -68,16 +70,14 @@ class ActionModule(DirectExecutionAction):
         result = super().run(tmp, task_vars)
         del tmp
         given, guarded, passwords = plain(self._task.args), None, None
-        if _in_role(given):
-            if self._task._role is None:
-                return dict(result, failed=True, msg="check_role_variables: the task is not part of a role")
+        if asks_role_check(given):
             # the role's variables: their types (what the role's argument validation says), their names,
             # then taken by name for every option the task does not give itself
-            prefix = self._task._role.get_name(include_role_fqcn=False)
             values, failure = checked_role(self._task._role, task_vars or {}, self._templar,
                                            extra=[fleet for option, fleet in CONNECTION_FALLBACKS])
             if failure:
                 return dict(result, **failure)
+            prefix = self._task._role.get_name(include_role_fqcn=False)
             if prefix in PARTS and given.get("device_type") == prefix:  # a device role: its variables by name
                 given = dict(device_state_arguments(prefix, values, part_names(prefix), PURGED[prefix]), **given)
                 guarded = _guarded(prefix, values, (task_vars or {}).get(prefix + DEFERRED), self._task.check_mode)
@@ -85,6 +85,11 @@ class ActionModule(DirectExecutionAction):
                     result["guarded"] = True
                 else:  # under the gate or the revert, guarded.yml sets them last, after its own checks
                     passwords = values.get(prefix + PASSWORDS)
+                # device_password's own checks of the passwords, before any request (and any write)
+                refused_passwords = _password_problems(prefix, values.get(prefix + PASSWORDS))
+                if refused_passwords:
+                    return dict(result, failed=True, changed=False,
+                                msg="%s; nothing was run" % "; ".join(refused_passwords))
         # the spec only asks parts to be a dict: each part is checked against its module's spec below,
         # and the validator's copy of an analyzer's inputs would cost more than that check
         parts = given.get("parts")
@@ -126,7 +131,7 @@ class ActionModule(DirectExecutionAction):
             module_args["_ansible_check_mode"] = True
 
     def _apply(self, args, declared, options, task_vars, defer=False):
-        connection = {name: args[name] for name in PASSED_ON if args.get(name) is not None}
+        connection = _connection(args)
         modules = []
         if args["login_once"] and declared:
             login = self._execute_module(COLLECTION + "device_login", dict(connection, device_type=args["device_type"]),
@@ -158,7 +163,7 @@ class ActionModule(DirectExecutionAction):
         """``outcome`` with the role's passwords set after the state (device_password, the user
         role's first, so that the admin password it is set with is still the one given), at the
         address the network part may have just given the device."""
-        connection = {name: args[name] for name in PASSED_ON if args.get(name) is not None}
+        connection = _connection(args)
         network = (outcome.get("parts") or {}).get("network") or {}
         if network.get("host"):
             connection["host"] = network["host"]
@@ -189,11 +194,17 @@ PASSWORD_ROLES = ("user", "admin")
 DEFERRED = "__deferred"
 
 
-def _in_role(given):
-    try:
-        return boolean(given.get("check_role_variables", False), strict=True)
-    except TypeError:
-        return False  # the argument check below names it
+def _password_problems(prefix, passwords):
+    """What device_password would refuse in the role's passwords (``<role>_passwords``), each
+    problem naming the variable; never quoting a password."""
+    return ["%s%s.%s: %s" % (prefix, PASSWORDS, role, problem.partition(": ")[2])  # (each names new_password)
+            for role in PASSWORD_ROLES if (passwords or {}).get(role) is not None
+            for problem in check_password({"new_password": passwords[role]})]
+
+
+def _connection(args):
+    """The connection options the task's modules are given: those that are set."""
+    return {name: args[name] for name in PASSED_ON if args.get(name) is not None}
 
 
 def _guarded(prefix, values, deferred, check_mode):

@@ -11,7 +11,6 @@ validation, role_variables, the snapshot, a set_fact): each task costs the contr
 from __future__ import annotations
 
 from ansible.errors import AnsibleActionFail
-from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.utils.unsafe_proxy import wrap_var
 
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import masked, register_secret
@@ -24,6 +23,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execu
 )
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._fleet_status import declared_variable, reading
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import (
+    asks_role_check,
     checked_role,
     connection_arguments,
     connection_names,
@@ -48,9 +48,7 @@ class ActionModule(DirectExecutionAction):
         del tmp
         task_vars = task_vars or {}
         given = plain(self._task.args)
-        if _on(given.get("check_role_variables")):
-            if self._task._role is None:
-                return dict(result, failed=True, msg="check_role_variables: the task is not part of a role")
+        if asks_role_check(given):
             known = given.get("play_variables") if isinstance(given.get("play_variables"), list) else []
             # the fact set here: a fact cache may hold it from an earlier run
             failure = checked_role(self._task._role, task_vars, self._templar, known=known + [FACT])[1]
@@ -80,10 +78,3 @@ class ActionModule(DirectExecutionAction):
             result["warnings"] = warnings
         # device text is data: marked so that no template ever evaluates it
         return dict(result, changed=False, ansible_facts={FACT: wrap_var(masked(plain(found)))})
-
-
-def _on(value):
-    try:
-        return boolean(value or False, strict=True)
-    except TypeError:
-        return False  # the argument check names it

@@ -19,6 +19,7 @@ import os
 
 import yaml
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._rehearsal import rehearsal_refusal
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._state_parts import plain
@@ -140,10 +141,22 @@ def role_values(role, task_vars, templar, extra=()):
     return values, ArgumentSpecValidator(options).validate(checked).error_messages
 
 
+def asks_role_check(args):
+    """Whether a task's (plain) arguments ask for ``check_role_variables``; a value that is
+    not a boolean asks nothing here (the task's argument check names it)."""
+    try:
+        return boolean(args.get("check_role_variables", False), strict=True)
+    except TypeError:
+        return False
+
+
 def checked_role(role, task_vars, templar, extra=(), known=()):
     """``(values, failure)``: role_values of the running ``role`` (``extra`` as there), and the
     failed result of a task whose role's variables do not hold - their types (Ansible's own
-    messages), then their names (refusal, ``known``: further names it knows) - or None."""
+    messages), then their names (refusal, ``known``: further names it knows) - or None. A task
+    outside a role (``role`` None) has no role variables to check: that is its failure."""
+    if role is None:
+        return {}, {"failed": True, "changed": False, "msg": "check_role_variables: the task is not part of a role"}
     values, errors = role_values(role, task_vars, templar, extra=extra)
     if errors:
         return values, {"failed": True, "changed": False, "argument_errors": errors,

@@ -37,9 +37,23 @@ def test_check_diff_apply_and_a_second_run_that_changes_nothing(play, sim, ts):
     assert applied["modules"] == ["device_login", "ts_snmp", "ts_input", "ts_snmp", "ts_input"]
     assert again["modules"] == ["device_login", "ts_snmp", "ts_input"]
     assert [part["changed"] for part in again["parts"].values()] == [False, False]
+    # a part that changed keeps what it was and is; one that did not leaves its state out (outside check mode)
+    assert all("before" in part and "after" in part for part in applied["parts"].values())
+    assert all("before" not in part and "after" not in part for part in again["parts"].values())
     assert logins(sim, ts) == 2  # one per task, however many parts
     assert Api(ts).get("/snmp/settings")["trap_addresses"] == ["10.0.0.100:162"]
     assert [i["name"] for i in Api(ts).get("/inputs")] == ["Mux 1"]
+
+
+def test_in_check_mode_an_unchanged_part_keeps_its_state(play, sim, ts):
+    """What the audit reads (roles' drift.j2): in check mode every part's before and after, even
+    when nothing would change."""
+    wanted = state(ts, {"snmp": SNMP, "inputs": INPUTS, "network": None})
+    play.run([wanted], ts.name)
+    checked = play.run([wanted], ts.name, check=True)[0]
+    assert checked["changed"] is False, checked
+    assert checked["parts"]["snmp"]["before"] == checked["parts"]["snmp"]["after"]
+    assert [i["name"] for i in checked["parts"]["inputs"]["after"]] == ["Mux 1"]
 
 
 def test_a_part_the_plan_refuses_stops_the_task_before_any_write(play, sim, ts):

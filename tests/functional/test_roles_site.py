@@ -369,6 +369,44 @@ def test_the_roles_set_the_passwords_declared_and_a_rotation_settles(fleet):
     assert not [r for name in DEVICES for r in fleet.requests(name) if r["kind"] in ("write", "action")]
 
 
+def test_under_the_snapshot_gate_the_passwords_are_set_after_the_change_and_its_snapshot(fleet):
+    """With the gate on (ts_analyzer_reboot), the change is written between the snapshots, which
+    log in with the password given, and the passwords declared are set only then; the next run,
+    with the new password and the gate still on, changes nothing."""
+    new = {"admin": "Gated-Admin-8", "user": "Gated-User-8"}
+    gated = {"ts_analyzer_network": {"dns": ["192.0.2.97"]}, "ts_analyzer_reboot": True,
+             "ts_analyzer_snapshot_confirm_interval": 0.5, "ts_analyzer_passwords": new}
+    variables = fleet.workdir / "gated.yml"  # a file: -vvvv shows the extra variables of the command line
+    variables.write_text(yaml.safe_dump(gated))
+    device = fleet.sim.fleet.by_name("ts-001")
+    code, output = site(fleet, "--limit", "ts-001")
+    assert code == 0, output
+    fleet.clear()
+    code, output = site(fleet, "--limit", "ts-001", "-e", "@%s" % variables)
+    assert code == 0, output
+    assert "Snapshot after the reboot" in output and "Set the passwords of the analyzer's roles" in output, output
+    paths = [r["path"] for r in fleet.requests("ts-001")]
+    assert "/api/system/reboot" in paths, paths
+    assert login(device, new["admin"]).status_code == 200 and login(device, new["user"], "user").status_code == 200
+    assert new["admin"] not in output and new["user"] not in output
+    fleet.clear()
+    code, output = fleet.playbook(os.path.join(ROOT, "playbooks", "site.yml"), "--limit", "ts-001",
+                                  "-e", "@%s" % variables, password=new["admin"])
+    assert code == 0 and recap(output)["ts-001"]["changed"] == 0, output
+
+
+def test_a_bad_password_declared_fails_the_device_before_any_request(fleet):
+    """device_password's own checks, made by the role's first task before it logs in: the
+    variable is named, the password is not shown, nothing is asked of the device."""
+    variables = fleet.workdir / "bad.yml"  # a file: -vvvv shows the extra variables of the command line
+    variables.write_text(yaml.safe_dump({"ts_analyzer_passwords": {"admin": "x" * 200}}))
+    fleet.clear()
+    code, output = site(fleet, "--limit", "ts-001", "-e", "@%s" % variables)
+    assert code != 0, output
+    assert "ts_analyzer_passwords.admin: must be at most" in output and "x" * 200 not in output, output
+    assert fleet.requests("ts-001") == []
+
+
 def test_site_in_batches_stops_at_the_first_failed_device(fleet):
     """site_serial and site_max_fail_percentage (the guide's batches): ts-001 refuses the login,
     so its batch fails and ts-002, in the next batch, is never contacted."""
