@@ -28,6 +28,7 @@ from ansible_collections.broadcast.monitoring.plugins.plugin_utils._direct_execu
 )
 from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import (
     CONNECTION_FALLBACKS,
+    DeviceRole,
     asks_role_check,
     checked_role,
     device_state_arguments,
@@ -70,14 +71,17 @@ class ActionModule(DirectExecutionAction):
         result = super().run(tmp, task_vars)
         del tmp
         given, guarded, passwords = plain(self._task.args), None, None
+        role = self._task._role
+        if role is None and given.get("device_type") in PARTS:
+            role = DeviceRole(given["device_type"])  # outside its role (site.yml): the device type's role
         if asks_role_check(given):
             # the role's variables: their types (what the role's argument validation says), their names,
             # then taken by name for every option the task does not give itself
-            values, failure = checked_role(self._task._role, task_vars or {}, self._templar,
+            values, failure = checked_role(role, task_vars or {}, self._templar,
                                            extra=[fleet for option, fleet in CONNECTION_FALLBACKS])
             if failure:
                 return dict(result, **failure)
-            prefix = self._task._role.get_name(include_role_fqcn=False)
+            prefix = role.get_name(include_role_fqcn=False)
             if prefix in PARTS and given.get("device_type") == prefix:  # a device role: its variables by name
                 given = dict(device_state_arguments(prefix, values, part_names(prefix), PURGED[prefix]), **given)
                 guarded = _guarded(prefix, values, (task_vars or {}).get(prefix + DEFERRED), self._task.check_mode)
@@ -106,8 +110,8 @@ class ActionModule(DirectExecutionAction):
         except PartError as error:
             return dict(result, failed=True, msg=str(error))
         # a role's user wrote role variables (<role>_<part>): problems name those
-        names = role_names(self._task._role.get_name(include_role_fqcn=False)) if (
-            args["check_role_variables"] and self._task._role is not None) else parts_names
+        names = role_names(role.get_name(include_role_fqcn=False)) if (
+            args["check_role_variables"] and role is not None) else parts_names
         problems = [problem for part in declared if module_args(part, args["parts"], options, {}) is not None
                     for problem in refused(part, module_args(part, args["parts"], options, {}), names)]
         problems += scheduled_states(args["device_type"], args["parts"], names)

@@ -112,6 +112,10 @@ options:
       - There, the passwords the role declares (C(<role>_passwords)) are set after the state with
         M(broadcast.monitoring.device_password), the user role's first (RV(passwords)); under the snapshot gate or
         the revert, the role's tasks that write a deferred change set them last instead.
+      - Outside any role, with O(device_type) one of the device roles' types, the task does the same for the role
+        of that name, with the role's defaults where the host's variables set nothing (C(playbooks/site.yml)
+        runs it so, then includes the role's C(guarded) tasks only for a device whose change it deferred). Any
+        other task outside a role fails, naming the option.
     type: bool
     default: false
   login_once:

@@ -17,6 +17,7 @@ import collections
 import difflib
 import os
 
+import ansible.template
 import yaml
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.parsing.convert_bool import boolean
@@ -30,7 +31,9 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 ROLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "roles")
 #: what a role's files say: ``known`` and ``internal`` as role_names gives them, ``options`` the
 #: argument spec of its main entry point (empty without one)
-RoleFiles = collections.namedtuple("RoleFiles", "known internal options")
+RoleFiles = collections.namedtuple("RoleFiles", "known internal options defaults")
+#: marks a string of ours as a template (public from ansible-core 2.19; before it, every string is one)
+_TRUST_AS_TEMPLATE = getattr(ansible.template, "trust_as_template", lambda text: text)
 #: what starts a Jinja expression, statement or comment (Ansible's default delimiters)
 JINJA_MARKERS = ("{{", "{%", "{#")
 #: a device role's connection options, each with the fleet's variable used where the role's is not set
@@ -73,7 +76,9 @@ def _read(role_path):
             for action in ("ansible.builtin.set_fact", "set_fact"):
                 if isinstance(task.get(action), dict):
                     internal.update(task[action])
-    return RoleFiles(known, frozenset(internal), (specs.get("main") or {}).get("options") or {})
+    defaults = os.path.join(role_path, "defaults", "main.yml")
+    return RoleFiles(known, frozenset(internal), (specs.get("main") or {}).get("options") or {},
+                     (_load(defaults) or {}) if os.path.isfile(defaults) else {})
 
 
 _READ = {}
@@ -132,13 +137,27 @@ def refusal(role, task_vars, extra=()):
 
 
 def role_values(role, task_vars, templar, extra=()):
-    """``(values, type errors)``: the variables of the role's argument spec that are set, and
-    those named in ``extra``, templated at once; and what Ansible's own argument validation of
-    the role says of them (its messages, empty when they hold)."""
-    options = role_files(role._role_path).options
-    values = variables(list(options) + list(extra), task_vars, templar)
-    checked = {name: value for name, value in values.items() if name in options}
-    return values, ArgumentSpecValidator(options).validate(checked).error_messages
+    """``(values, type errors)``: the variables of the role's argument spec that are set (in the
+    inventory, or else by the role's defaults), and those named in ``extra``, templated at once;
+    and what Ansible's own argument validation of the role says of them (its messages, empty when
+    they hold)."""
+    files = role_files(role._role_path)
+    values = variables(list(files.options) + list(extra), task_vars, templar, files.defaults)
+    checked = {name: value for name, value in values.items() if name in files.options}
+    return values, ArgumentSpecValidator(files.options).validate(checked).error_messages
+
+
+class DeviceRole:
+    """The device role of this collection for ``device_type``, for a device_state task outside it
+    (site.yml runs the role's first task alone: docs/performance.md): what checked_role and
+    refusal read of a running role."""
+
+    def __init__(self, device_type):
+        self.device_type = device_type
+        self._role_path = os.path.join(ROLES, device_type)
+
+    def get_name(self, include_role_fqcn=True):
+        return ("broadcast.monitoring." if include_role_fqcn else "") + self.device_type
 
 
 def asks_role_check(args):
@@ -167,13 +186,24 @@ def checked_role(role, task_vars, templar, extra=(), known=()):
     return values, None
 
 
-def variables(names, task_vars, templar):
-    """The variables ``names`` that are set, by name, templated at once."""
+def variables(names, task_vars, templar, defaults=None):
+    """The variables ``names`` that are set, by name, templated at once; one the task's
+    variables lack is taken from ``defaults`` (a role's defaults/main.yml, which a task outside the
+    role does not have among its variables)."""
     values = {name: task_vars[name] for name in names if name in task_vars}
+    # a default is this collection's own text: a template in it is one (ansible-core 2.19 and later
+    # render only text marked so; before, every string is)
+    values.update({name: _trusted(defaults[name]) for name in names if name not in values and name in (defaults or {})})
     # only what holds a template goes through the templar: it would copy an analyzer's inputs
     # whole to give them back unchanged
     templated = [name for name, value in values.items() if _holds_template(value)]
     return dict(plain(values), **plain(templar.template({name: values[name] for name in templated})))
+
+
+def _trusted(value):
+    if isinstance(value, str) and _holds_template(value):
+        return _TRUST_AS_TEMPLATE(value)
+    return value
 
 
 def _holds_template(value):

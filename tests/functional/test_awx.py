@@ -523,8 +523,7 @@ def test_configure_devices_template_with_the_password_alone(fleet, collections_p
     status, output, events = run_job(fleet, collections_path, tmp_path, "playbooks/site.yml", {"password": PASSWORD},
                                      extra_vars=state)
     assert status == "successful", output
-    done = {**results(events, "Apply the declared state of the analyzer"),
-            **results(events, "Apply the declared state of the FM monitor")}
+    done = results(events, "Apply the declared state of the device")
     assert set(done) == {"ts-001", "fm-001"} and all(res["changed"] for res in done.values()), done
     for device in fleet.devices:
         assert len(fleet.call(device.writes)) == 1  # the timezone, over the http the modules default to
@@ -574,10 +573,9 @@ def test_a_credential_saying_https_never_falls_back_to_http(fleet, collections_p
     status, output, events = run_job(fleet, collections_path, tmp_path, "playbooks/site.yml",
                                      {"password": PASSWORD, "protocol": "https"}, extra_vars=state)
     assert status == "failed", output
-    # the analyzers' play fails at the TLS handshake; with every host of a play failed, Ansible
-    # stops before the FM monitors' play
-    failed = results(events, "Apply the declared state of the analyzer", "runner_on_failed")
-    assert set(failed) == {"ts-001"}, output
+    # every device fails at the TLS handshake, each on its own (one play for both types)
+    failed = results(events, "Apply the declared state of the device", "runner_on_failed")
+    assert set(failed) == {"ts-001", "fm-001"}, output
     assert "TLS handshake failed" in failed["ts-001"]["msg"], failed
     assert "https://" in failed["ts-001"]["msg"]
     for device in fleet.devices:
@@ -616,7 +614,7 @@ def test_without_any_password_the_roles_say_where_to_put_one(fleet, collections_
     for playbook, task, answers in (
             ("playbooks/backup.yml", "Read the configuration into the device's backup file",
              {"backup_dir": str(tmp_path / "backups")}),
-            ("playbooks/site.yml", "Apply the declared state of the analyzer", {}),
+            ("playbooks/site.yml", "Apply the declared state of the device", {}),
             ("playbooks/restore.yml", "Check that there is a fleet password to give the device",
              {"restore_hosts": "ts-001", "restore_factory_address": "127.0.0.1"})):
         envvars = inject(no_password, store_credential(no_password, {}))

@@ -162,11 +162,15 @@ def test_documented_examples_run_as_written(sim, collections_path, tmp_path):
     assert "role demo: demo_item is not a variable of this role (did you mean demo_items?)" in bad.output, bad.output
 
 
-def test_check_role_variables_outside_a_role_is_refused(play, sim):
+def test_check_role_variables_outside_a_role_checks_the_role_of_its_device_type(play, sim):
+    # site.yml runs device_state without including the role: the analyzer role's names and types still hold
     device = sim.fleet.by_name("ts-001")
     task = {"broadcast.monitoring.device_state": dict(connection(device), device_type="ts_analyzer",
-                                                      check_role_variables=True, parts={"logging": {"level": "error"}})}
+                                                      check_role_variables=True)}
     _clear(sim)
-    out = play.run([task], device.name)
-    assert out[0]["failed"] is True and out[0]["msg"] == "check_role_variables: the task is not part of a role"
+    misspelt = play.run([task], device.name, extra_vars={"ts_analyzer_inptus": []})
+    assert misspelt[0]["failed"] is True, misspelt
+    assert "ts_analyzer_inptus is not a variable of this role (did you mean ts_analyzer_inputs?)" in misspelt[0]["msg"]
+    mistyped = play.run([task], device.name, extra_vars={"ts_analyzer_purge": "sometimes"})
+    assert mistyped[0]["failed"] is True and "ts_analyzer_purge" in mistyped[0]["msg"], mistyped
     assert _requests(sim)[device.name] == []

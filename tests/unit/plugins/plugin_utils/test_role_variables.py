@@ -71,7 +71,8 @@ def test_role_values_are_checked_against_the_argument_spec_with_ansibles_message
     from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import role_values
     task_vars = {"ts_analyzer_purge": "sometimes", "ts_analyzer_port": "80", "device_port": 8080, "other": 1}
     values, errors = role_values(_Role(), task_vars, _Templar(), extra=["device_port"])
-    assert values == {"ts_analyzer_purge": "sometimes", "ts_analyzer_port": "80", "device_port": 8080}
+    assert {name: values[name] for name in task_vars if name in values} == {
+        "ts_analyzer_purge": "sometimes", "ts_analyzer_port": "80", "device_port": 8080}
     assert len(errors) == 1 and errors[0].startswith(
         "argument 'ts_analyzer_purge' is of type str and we were unable to convert to bool"), errors
     assert role_values(_Role(), dict(task_vars, ts_analyzer_purge=True), _Templar())[1] == []
@@ -85,7 +86,28 @@ def test_only_the_role_variables_holding_a_template_are_templated():
                                            "ts_analyzer_snmp": {"community": "{% raw %}x{% endraw %}"}}, templar)
     assert templar.given == [{"ts_analyzer_host": "{{ ansible_host }}",
                               "ts_analyzer_snmp": {"community": "{% raw %}x{% endraw %}"}}]
-    assert values == {"ts_analyzer_host": "rendered", "ts_analyzer_inputs": inputs, "ts_analyzer_snmp": "rendered"}
+    assert {name: values[name] for name in ("ts_analyzer_host", "ts_analyzer_inputs", "ts_analyzer_snmp")} == {
+        "ts_analyzer_host": "rendered", "ts_analyzer_inputs": inputs, "ts_analyzer_snmp": "rendered"}
+
+
+@pytest.mark.parametrize("device_type", ["ts_analyzer", "fm_monitor"])
+def test_outside_its_role_a_device_type_has_its_roles_defaults_where_the_inventory_sets_nothing(device_type):
+    # site.yml runs device_state without the role: the role's defaults are not among the task's variables
+    from ansible.parsing.dataloader import DataLoader
+    from ansible.template import Templar
+
+    from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import DeviceRole, role_values
+    role = DeviceRole(device_type)
+    assert role.get_name(include_role_fqcn=False) == device_type
+    assert role.get_name() == "broadcast.monitoring." + device_type
+    task_vars = {"inventory_hostname": "dev-1", "ansible_host": "127.0.0.9", device_type + "_purge": True}
+    values, errors = role_values(role, task_vars, Templar(loader=DataLoader(), variables=task_vars))
+    assert errors == []
+    assert values[device_type + "_purge"] is True  # the inventory's, over the default (false)
+    assert values[device_type + "_reboot"] is False and values[device_type + "_network"] is None
+    # the default address is a template of the role's own (rendered on every ansible-core)
+    assert values[device_type + "_host"] == "127.0.0.9"
+    assert "ansible_host" not in values and "inventory_hostname" not in values
 
 
 def test_device_state_takes_the_role_variables_by_name_and_the_fleets_where_the_roles_are_not_set():
