@@ -38,6 +38,20 @@ class Answer(dict):
     def __missing__(self, key):
         raise ShapeError(self.where, key, sorted(self))
 
+    def __reduce__(self):
+        # an answer's class is made per request (answer_hook): rebuilt from its request, not its class's name
+        return _answer, (type(self).__mro__[1] if type(self).__name__ == _PER_REQUEST else type(self), self.where,
+                         dict(self))
+
+
+#: the name of the classes answer_hook makes
+_PER_REQUEST = "AnswerTo"
+
+
+def _answer(kind, where, pairs):
+    """An Answer (of the class ``kind``) to ``where`` holding ``pairs``: a pickled one, rebuilt."""
+    return answer_hook(where, kind)(pairs)
+
 
 #: a file to append, when set, the top-level field of each GET answer the collection reads, one
 #: "METHOD /path<TAB>field" line each: the test that READ_SHAPES declares every field the
@@ -71,15 +85,12 @@ class AuditedAnswer(Answer):
                 handle.write(line)
 
 
-def answer_hook(where):
-    """``json.loads`` object_hook making every object of the answer to ``where`` an Answer."""
-    kind = AuditedAnswer if os.environ.get(READ_AUDIT) else Answer
-
-    def hook(pairs):
-        answer = kind(pairs)
-        answer.where = where
-        return answer
-    return hook
+def answer_hook(where, kind=None):
+    """``json.loads`` object_hook making every object of the answer to ``where`` an Answer: a
+    subclass of it made for the request, which Python's JSON reader calls without a function of
+    ours around it (a device's statistics answer holds thousands of objects)."""
+    kind = kind or (AuditedAnswer if os.environ.get(READ_AUDIT) else Answer)
+    return type(_PER_REQUEST, (kind,), {"where": where})
 
 
 def mark_top(body):

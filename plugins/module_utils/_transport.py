@@ -378,14 +378,16 @@ def _json_problem(err):
 def _deeper_than(body, depth):
     """True when ``body`` nests lists or dicts more than ``depth`` levels (walked without
     recursion, so that what Python's JSON reader could build, nothing here fails on)."""
-    todo = [(body, 1)]
-    while todo:
-        value, level = todo.pop()
-        if isinstance(value, (dict, list)):
-            if level > depth:
-                return True
-            todo.extend((item, level + 1) for item in (value.values() if isinstance(value, dict) else value))
-    return False
+    # level by level, each a flat list: a device's statistics hold thousands of objects per answer
+    level, current = 1, [body]
+    while True:
+        containers = [value for value in current if isinstance(value, (dict, list))]
+        if not containers:
+            return False
+        if level > depth:
+            return True
+        current = [item for value in containers for item in (value.values() if isinstance(value, dict) else value)]
+        level += 1
 
 
 def _closed_by_peer(sock):

@@ -13,7 +13,7 @@ from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import ap
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api as ts_device
 from ansible_collections.broadcast.monitoring.plugins.module_utils._fm import api_backup as fm_backup
 from ansible_collections.broadcast.monitoring.plugins.module_utils._ts import api_backup as ts_backup
-from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import answer_hook, list_or_empty, sorted_by_id
+from ansible_collections.broadcast.monitoring.plugins.module_utils._shapes import Answer, answer_hook, list_or_empty, sorted_by_id
 from ansible_collections.broadcast.monitoring.plugins.module_utils._errors import SHAPE, ShapeError
 
 
@@ -180,3 +180,24 @@ def test_an_id_that_is_no_integer_is_an_error_naming_the_request_and_the_field(a
     assert "GET /inputs" in str(raised.value) or answer == "[1]"
     assert "field 'id' is not an integer" in str(raised.value)
     assert raised.value.field == "id"
+
+
+def test_an_answer_survives_a_pickle_and_a_copy_with_its_request():
+    # results cross Ansible's worker queue pickled; each request's answers have a class of their own
+    import copy
+    import pickle
+    read = answer("GET /inputs", {"inputs": [{"id": 1}]})
+    for again in (pickle.loads(pickle.dumps(read)), copy.deepcopy(read)):
+        assert again == read and isinstance(again["inputs"][0], Answer)
+        assert again.where == again["inputs"][0].where == "GET /inputs"
+        with pytest.raises(ShapeError, match="GET /inputs"):
+            again["inputs"][0]["name"]  # pylint: disable=pointless-statement
+
+
+@pytest.mark.parametrize("body, deeper", [
+    ([[[]]], False), ([[[[]]]], True), ({"a": [{"b": 1}]}, False), ({"a": [{"b": {}}]}, True),
+    ([1, "x", None, [2, [3]]], False), ([1, [2, [3, [4]]]], True), ({}, False), (7, False),
+])
+def test_the_depth_of_an_answer_is_counted_in_lists_and_objects_alike(body, deeper):
+    from ansible_collections.broadcast.monitoring.plugins.module_utils._transport import _deeper_than
+    assert _deeper_than(body, 3) is deeper
