@@ -343,7 +343,7 @@ def test_in_batches_a_deferred_change_is_written_in_its_batch_under_the_gate(fle
              "ts_analyzer_snapshot_confirm_interval": 0.5}
     # ts-002 first brought to that state: a first run from another state may leave a reboot pending,
     # which the next one carries out
-    for _ in range(3):
+    for _attempt in range(3):
         code, output = site(fleet, "--limit", "ts-002", "-e", json.dumps(gated))
         assert code == 0, output
         if recap(output)["ts-002"]["changed"] == 0:
