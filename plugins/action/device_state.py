@@ -74,7 +74,8 @@ class ActionModule(DirectExecutionAction):
         role = self._task._role
         if role is None and given.get("device_type") in PARTS:
             role = DeviceRole(given["device_type"])  # outside its role (site.yml): the device type's role
-        if asks_role_check(given):
+        # outside a role with a device_type that is none of them: the argument check below names device_type
+        if asks_role_check(given) and role is not None:
             # the role's variables: their types (what the role's argument validation says), their names,
             # then taken by name for every option the task does not give itself
             values, failure = checked_role(role, task_vars or {}, self._templar,

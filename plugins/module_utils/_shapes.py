@@ -38,14 +38,12 @@ class Answer(dict):
     def __missing__(self, key):
         raise ShapeError(self.where, key, sorted(self))
 
+    #: the class a class made per request (answer_hook) was made from; None for Answer's own
+    made_from = None
+
     def __reduce__(self):
         # an answer's class is made per request (answer_hook): rebuilt from its request, not its class's name
-        return _answer, (type(self).__mro__[1] if type(self).__name__ == _PER_REQUEST else type(self), self.where,
-                         dict(self))
-
-
-#: the name of the classes answer_hook makes
-_PER_REQUEST = "AnswerTo"
+        return _answer, (self.made_from or type(self), self.where, dict(self))
 
 
 def _answer(kind, where, pairs):
@@ -90,7 +88,7 @@ def answer_hook(where, kind=None):
     subclass of it made for the request, which Python's JSON reader calls without a function of
     ours around it (a device's statistics answer holds thousands of objects)."""
     kind = kind or (AuditedAnswer if os.environ.get(READ_AUDIT) else Answer)
-    return type(_PER_REQUEST, (kind,), {"where": where})
+    return type("AnswerTo", (kind,), {"where": where, "made_from": kind})
 
 
 def mark_top(body):

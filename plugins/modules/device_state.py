@@ -114,8 +114,7 @@ options:
         the revert, the role's tasks that write a deferred change set them last instead.
       - Outside any role, with O(device_type) one of the device roles' types, the task does the same for the role
         of that name, with the role's defaults where the host's variables set nothing (C(playbooks/site.yml)
-        runs it so, then includes the role's C(guarded) tasks only for a device whose change it deferred). Any
-        other task outside a role fails, naming the option.
+        runs it so, then includes the role's C(guarded) tasks only for a device whose change it deferred).
     type: bool
     default: false
   login_once:

@@ -201,8 +201,13 @@ def variables(names, task_vars, templar, defaults=None):
 
 
 def _trusted(value):
-    if isinstance(value, str) and _holds_template(value):
-        return _TRUST_AS_TEMPLATE(value)
+    """``value`` (a role default) with each string that holds a template marked as one."""
+    if isinstance(value, str):
+        return _TRUST_AS_TEMPLATE(value) if _holds_template(value) else value
+    if isinstance(value, dict):
+        return {key: _trusted(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_trusted(item) for item in value]
     return value
 
 

@@ -173,4 +173,9 @@ def test_check_role_variables_outside_a_role_checks_the_role_of_its_device_type(
     assert "ts_analyzer_inptus is not a variable of this role (did you mean ts_analyzer_inputs?)" in misspelt[0]["msg"]
     mistyped = play.run([task], device.name, extra_vars={"ts_analyzer_purge": "sometimes"})
     assert mistyped[0]["failed"] is True and "ts_analyzer_purge" in mistyped[0]["msg"], mistyped
+    # a device type that has no role is named as the bad value it is
+    unknown = play.run([{"broadcast.monitoring.device_state": dict(
+        connection(device), device_type="ts_analyser", check_role_variables=True)}], device.name)
+    assert unknown[0]["failed"] is True and "device_type" in unknown[0]["msg"], unknown
+    assert "not part of a role" not in unknown[0]["msg"], unknown
     assert _requests(sim)[device.name] == []

@@ -119,3 +119,15 @@ def test_device_state_takes_the_role_variables_by_name_and_the_fleets_where_the_
     assert device_state_arguments("ts_analyzer", values, ["inputs", "snmp"], ["snmp", "inputs"]) == {
         "host": "10.0.0.1", "port": 8443, "protocol": "https", "password": None, "purge": True, "reboot": False,
         "purge_parts": {"snmp": False, "inputs": None}, "parts": {"inputs": [], "snmp": None}}
+
+
+def test_a_template_nested_in_a_role_default_is_rendered_too():
+    from ansible.parsing.dataloader import DataLoader
+    from ansible.template import Templar
+
+    from ansible_collections.broadcast.monitoring.plugins.plugin_utils._role_variables import variables
+    task_vars = {"inventory_hostname": "dev-1"}
+    defaults = {"demo_items": [{"name": "{{ inventory_hostname }}-a"}, 3], "demo_plain": {"a": "text"}}
+    values = variables(["demo_items", "demo_plain"], task_vars, Templar(loader=DataLoader(), variables=task_vars),
+                       defaults)
+    assert values == {"demo_items": [{"name": "dev-1-a"}, 3], "demo_plain": {"a": "text"}}
